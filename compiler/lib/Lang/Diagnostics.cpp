@@ -73,21 +73,21 @@ void DiagEngine::emit(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
   }
   // Print header with the real column, then the (possibly trimmed) line and caret.
   os << bufferName(loc) << ":" << line << ":" << col << ": ";
+  // Colours only on a terminal, like clang.
+  bool color = os.has_colors();
+  auto label = [&](llvm::raw_ostream::Colors c, const char *text) {
+    if (color)
+      os.changeColor(c, true);
+    os << text;
+    if (color)
+      os.resetColor();
+  };
   switch (kind) {
-  case llvm::SourceMgr::DK_Error:
-    os.changeColor(llvm::raw_ostream::RED, true) << "error: ";
-    break;
-  case llvm::SourceMgr::DK_Warning:
-    os.changeColor(llvm::raw_ostream::MAGENTA, true) << "warning: ";
-    break;
-  case llvm::SourceMgr::DK_Note:
-    os.changeColor(llvm::raw_ostream::BLACK, true) << "note: ";
-    break;
-  case llvm::SourceMgr::DK_Remark:
-    os.changeColor(llvm::raw_ostream::BLUE, true) << "remark: ";
-    break;
+  case llvm::SourceMgr::DK_Error: label(llvm::raw_ostream::RED, "error: "); break;
+  case llvm::SourceMgr::DK_Warning: label(llvm::raw_ostream::MAGENTA, "warning: "); break;
+  case llvm::SourceMgr::DK_Note: label(llvm::raw_ostream::BLACK, "note: "); break;
+  case llvm::SourceMgr::DK_Remark: label(llvm::raw_ostream::BLUE, "remark: "); break;
   }
-  os.resetColor();
   os << msg << "\n" << shown << "\n";
   os.indent(static_cast<unsigned>(caretCol)) << "^\n";
 }

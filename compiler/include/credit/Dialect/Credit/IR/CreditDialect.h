@@ -1,0 +1,56 @@
+//===- CreditDialect.h - the `credit` dialect -------------------*- C++ -*-===//
+//
+// The one header users include: dialect, RowType, enums and their
+// attributes, ElementRegionOpInterface and all ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CREDIT_DIALECT_CREDIT_IR_CREDITDIALECT_H
+#define CREDIT_DIALECT_CREDIT_IR_CREDITDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "credit/Dialect/Credit/IR/CreditOpsDialect.h.inc"
+#include "credit/Dialect/Credit/IR/CreditEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "credit/Dialect/Credit/IR/CreditOpsTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "credit/Dialect/Credit/IR/CreditAttrDefs.h.inc"
+
+#include "credit/Dialect/Credit/IR/CreditOpInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "credit/Dialect/Credit/IR/CreditOps.h.inc"
+
+namespace mlir::credit {
+
+/// True if `t` is a `!credit.row<E>` (a per-element value of the row).
+inline bool isRowType(Type t) { return llvm::isa<RowType>(t); }
+/// True if `v` is a row (RowType) value.
+inline bool isRowValue(Value v) { return isRowType(v.getType()); }
+/// True if `v` is a row-level value (plain f32: statistic, param, scalar
+/// input, row-level let, N).
+inline bool isRowLevelValue(Value v) { return v.getType().isF32(); }
+
+/// Type of the element block argument that stands for an operand of type
+/// `operandType` in a reduce/select/apply region: E for !credit.row<E>,
+/// the type itself otherwise.
+Type getElementArgType(Type operandType);
+
+} // namespace mlir::credit
+
+#endif // CREDIT_DIALECT_CREDIT_IR_CREDITDIALECT_H

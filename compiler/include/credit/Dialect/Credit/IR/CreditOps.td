@@ -1,0 +1,463 @@
+//===- CreditOps.td - the `credit` dialect ------------------*- tablegen -*-===//
+//
+// Dialect, types, enum attributes, the element-region op interface and the
+// ops of the `credit` dialect. docs/design.md is the specification.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CREDIT_DIALECT_CREDIT_IR_CREDITOPS_TD
+#define CREDIT_DIALECT_CREDIT_IR_CREDITOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+def Credit_Dialect : Dialect {
+  let name = "credit";
+  let cppNamespace = "::mlir::credit";
+  let summary = "Row-wise reduction kernels (stages, reductions, apply)";
+  let description = [{
+    A `credit.kernel` holds one workload: inputs, params, stages of
+    reductions/selections, at most one elementwise `credit.apply` and the
+    outputs. See docs/design.md.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+    void registerAttributes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+class Credit_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Credit_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Credit_RowType : Credit_Type<"Row", "row"> {
+  let summary = "a per-element operand of the row";
+  let description = [{
+    `!credit.row<E>`: a row-varying input, a broadcast vector or an
+    elementwise result. `E` is `f32` or `i8`.
+  }];
+  let parameters = (ins "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$elementType), [{
+      return $_get(elementType.getContext(), elementType);
+    }]>
+  ];
+  let genVerifyDecl = 1;
+}
+
+def Credit_AnyRow : Type<CPred<"::llvm::isa<::mlir::credit::RowType>($_self)">,
+                         "credit row", "::mlir::credit::RowType">;
+def Credit_RowF32 : Type<And<[Credit_AnyRow.predicate,
+    CPred<"::llvm::cast<::mlir::credit::RowType>($_self).getElementType().isF32()">]>,
+    "credit row of f32", "::mlir::credit::RowType">;
+// An operand of reduce/select/apply: a row or a row-level f32.
+def Credit_RowOrF32 : AnyTypeOf<[Credit_AnyRow, F32], "credit row or f32">;
+def Credit_ElemType : AnyTypeOf<[F32, I8], "f32 or i8">;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Credit_InputKind : I32EnumAttr<"InputKind", "kind of a kernel input", [
+    I32EnumAttrCase<"row", 0>,
+    I32EnumAttrCase<"broadcast", 1>,
+    I32EnumAttrCase<"scalar", 2>]> {
+  let cppNamespace = "::mlir::credit";
+  let genSpecializedAttr = 0;
+}
+def Credit_ReduceKind : I32EnumAttr<"ReduceKind", "reduction operator", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::mlir::credit";
+  let genSpecializedAttr = 0;
+}
+def Credit_SelectKind : I32EnumAttr<"SelectKind", "selection operator", [
+    I32EnumAttrCase<"median", 0>,
+    I32EnumAttrCase<"quantile", 1>,
+    I32EnumAttrCase<"topk", 2>]> {
+  let cppNamespace = "::mlir::credit";
+  let genSpecializedAttr = 0;
+}
+def Credit_ScanKind : I32EnumAttr<"ScanKind", "scan operator", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::mlir::credit";
+  let genSpecializedAttr = 0;
+}
+
+// InputKind prints as a bare keyword (`credit.input "x" row`), the others in
+// angle brackets (`credit.reduce <sum>`).
+def Credit_InputKindAttr
+    : EnumAttr<Credit_Dialect, Credit_InputKind, "input_kind">;
+def Credit_ReduceKindAttr
+    : EnumAttr<Credit_Dialect, Credit_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+def Credit_SelectKindAttr
+    : EnumAttr<Credit_Dialect, Credit_SelectKind, "select_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+def Credit_ScanKindAttr
+    : EnumAttr<Credit_Dialect, Credit_ScanKind, "scan_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Element-region op interface (reduce, select, apply)
+//===----------------------------------------------------------------------===//
+
+def Credit_ElementRegionOpInterface : OpInterface<"ElementRegionOpInterface"> {
+  let cppNamespace = "::mlir::credit";
+  let description = [{
+    An op whose single-block, isolated region is evaluated once per element of
+    the row: `credit.reduce`, `credit.select`, `credit.apply`. Operand i
+    (`inputs`) enters the region as block argument i: a `!credit.row<E>`
+    operand as its element (type E), an f32 operand as itself.
+  }];
+  let methods = [
+    InterfaceMethod<"The operands (row and row-level values).",
+      "::mlir::OperandRange", "getInputs">,
+    InterfaceMethod<"The operands, mutable.",
+      "::mlir::MutableOperandRange", "getInputsMutable">,
+    InterfaceMethod<"The only block of the element region.",
+      "::mlir::Block &", "getBodyBlock", (ins), [{}], [{
+        return $_op->getRegion(0).front();
+      }]>,
+    InterfaceMethod<"Block argument standing for operand `i`.",
+      "::mlir::BlockArgument", "getElementArgFor", (ins "unsigned":$i), [{}], [{
+        return $_op->getRegion(0).front().getArgument(i);
+      }]>,
+    InterfaceMethod<"Operand that block argument `arg` stands for.",
+      "::mlir::Value", "getInputForArg", (ins "::mlir::BlockArgument":$arg),
+      [{}], [{
+        return $_op->getOperand(arg.getArgNumber());
+      }]>,
+    InterfaceMethod<"Whether operand `i` is a row (!credit.row) operand.",
+      "bool", "isRowInput", (ins "unsigned":$i), [{}], [{
+        return ::llvm::isa<::mlir::credit::RowType>($_op->getOperand(i).getType());
+      }]>,
+    InterfaceMethod<"Values yielded by the element region.",
+      "::mlir::OperandRange", "getYieldedValues", (ins), [{}], [{
+        return $_op->getRegion(0).front().getTerminator()->getOperands();
+      }]>,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+class Credit_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Credit_Dialect, mnemonic, traits>;
+
+def Credit_KernelOp : Credit_Op<"kernel", [
+    Symbol, SingleBlock, NoTerminator, IsolatedFromAbove]> {
+  let summary = "one workload";
+  let description = [{
+    `credit.kernel @name { ... }`: inputs, params, `row_width`, stages, at most
+    one apply and the outputs, in program order, in one block. Analyses attach
+    discardable `credit.*` attributes to it.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$bodyRegion);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $bodyRegion";
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name)>
+  ];
+  let extraClassDeclaration = [{
+    /// The body block (created by the builder and the parser).
+    ::mlir::Block &getBodyBlock() { return getBodyRegion().front(); }
+    auto getInputOps() { return getBodyBlock().getOps<InputOp>(); }
+    auto getParamOps() { return getBodyBlock().getOps<ParamOp>(); }
+    auto getStageOps() { return getBodyBlock().getOps<StageOp>(); }
+    auto getOutputOps() { return getBodyBlock().getOps<OutputOp>(); }
+    /// The apply op, or null if the kernel has none.
+    ApplyOp getApplyOp();
+    /// Look up an input / param / output by name (null if none).
+    InputOp lookupInput(::llvm::StringRef name);
+    ParamOp lookupParam(::llvm::StringRef name);
+    OutputOp lookupOutput(::llvm::StringRef name);
+  }];
+}
+
+// Not Pure on purpose: an unused input is never erased by DCE/canonicalize
+// (it stays part of the kernel's signature).
+def Credit_InputOp : Credit_Op<"input", [
+    HasParent<"KernelOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "kernel input";
+  let description = [{
+    `%x = credit.input "x" row : !credit.row<f32>`; kinds `row`, `broadcast`
+    (result `!credit.row<f32>`) and `scalar` (result `f32`).
+  }];
+  let arguments = (ins StrAttr:$name, Credit_InputKindAttr:$kind);
+  let results = (outs Credit_RowOrF32:$result);
+  let assemblyFormat =
+      "$name custom<InputKindKeyword>($kind) attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let builders = [
+    // Result type derived from the kind.
+    OpBuilder<(ins "::llvm::StringRef":$name, "InputKind":$kind)>
+  ];
+  let extraClassDeclaration = [{
+    bool isRow() { return getKind() == InputKind::row; }
+    bool isBroadcast() { return getKind() == InputKind::broadcast; }
+    bool isScalar() { return getKind() == InputKind::scalar; }
+  }];
+}
+
+def Credit_ParamOp : Credit_Op<"param", [
+    Pure, HasParent<"KernelOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "named compile-time constant";
+  let description = [{ `%eps = credit.param "eps" = 1.0e-05 : f32` }];
+  let arguments = (ins StrAttr:$name, F32Attr:$value);
+  let results = (outs F32:$result);
+  let assemblyFormat =
+      "$name `=` custom<ParamValue>($value) attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$name, "float":$value), [{
+      build($_builder, $_state, $_builder.getF32Type(),
+            $_builder.getStringAttr(name), $_builder.getF32FloatAttr(value));
+    }]>
+  ];
+}
+
+def Credit_RowWidthOp : Credit_Op<"row_width", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "N, the row width, as f32";
+  let description = [{ `%n = credit.row_width : f32` }];
+  let results = (outs F32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins), [{ build($_builder, $_state, $_builder.getF32Type()); }]>
+  ];
+}
+
+def Credit_StageOp : Credit_Op<"stage", [
+    HasParent<"KernelOp">, SingleBlock, RecursiveMemoryEffects,
+    RecursivelySpeculatable,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "one stage: reductions/selections and row-level post-math";
+  let description = [{
+    ```
+    %mu, %sw = credit.stage ["mu", "sw"] {
+      ...
+      credit.yield %a, %b : f32, f32
+    } : f32, f32
+    ```
+    Not isolated from above: the body may use earlier row-level values and
+    passes row values to its reductions.
+  }];
+  let arguments = (ins StrArrayAttr:$names);
+  let results = (outs Variadic<F32>:$results);
+  let regions = (region SizedRegion<1>:$bodyRegion);
+  let assemblyFormat =
+      "$names attr-dict-with-keyword $bodyRegion (`:` type($results)^)?";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // Creates the body block (empty, no terminator): fill it and end it
+    // with a credit.yield of `names.size()` f32 values.
+    OpBuilder<(ins "::llvm::ArrayRef<::llvm::StringRef>":$names)>,
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::ArrayAttr":$names)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBodyRegion().front(); }
+    YieldOp getYieldOp();
+    /// Name of result i.
+    ::llvm::StringRef getResultName(unsigned i);
+    /// Position of this stage among the stages of its kernel (0-based).
+    unsigned getStageIndex();
+    /// ReduceOps and SelectOps of the stage, in order.
+    ::llvm::SmallVector<ElementRegionOpInterface> getReductions();
+  }];
+}
+
+// Shared pieces of reduce / select / apply.
+class Credit_ElementRegionOp<string mnemonic, list<Trait> traits = []>
+    : Credit_Op<mnemonic, !listconcat(traits, [
+        IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+        RecursivelySpeculatable,
+        Credit_ElementRegionOpInterface])> {
+  let regions = (region SizedRegion<1>:$bodyRegion);
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let skipDefaultBuilders = 1;
+  // getBodyBlock(), getElementArgFor(i), getInputForArg(arg), isRowInput(i)
+  // and getYieldedValues() come from ElementRegionOpInterface's trait.
+  code elementRegionDecls = [{
+    YieldOp getYieldOp();
+  }];
+}
+
+def Credit_ReduceOp : Credit_ElementRegionOp<"reduce", [HasParent<"StageOp">]> {
+  let summary = "a statistic: reduction over the row of a per-element term";
+  let description = [{
+    ```
+    %s = credit.reduce <sum> (%x, %m) : (!credit.row<f32>, f32) -> f32 {
+    ^bb0(%xe: f32, %me: f32):
+      %d = arith.subf %xe, %me : f32
+      credit.yield %d : f32
+    }
+    ```
+  }];
+  let arguments = (ins Credit_ReduceKindAttr:$kind,
+                       Variadic<Credit_RowOrF32>:$inputs);
+  let results = (outs F32:$result);
+  let assemblyFormat = [{
+    $kind ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, $result)
+    $bodyRegion
+  }];
+  let builders = [
+    // Creates the body block with one element argument per input. If
+    // `bodyBuilder` is given it is called with the block arguments and must
+    // create the credit.yield; otherwise the block is left empty.
+    OpBuilder<(ins "ReduceKind":$kind, "::mlir::ValueRange":$inputs,
+      CArg<"::llvm::function_ref<void(::mlir::OpBuilder &, ::mlir::Location, "
+           "::mlir::ValueRange)>", "nullptr">:$bodyBuilder)>
+  ];
+  let extraClassDeclaration = elementRegionDecls;
+}
+
+def Credit_SelectOp : Credit_ElementRegionOp<"select", [HasParent<"StageOp">]> {
+  let summary = "a selection statistic (median, quantile, topk)";
+  let description = [{
+    ```
+    %q = credit.select <quantile, 0.9> (%x) : (!credit.row<f32>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    ```
+    The optional parameter (`<quantile, 0.9>`, `<topk, 3>`) is the q of
+    `quantile`, the k of `topk`.
+  }];
+  let arguments = (ins Credit_SelectKindAttr:$kind,
+                       OptionalAttr<F64Attr>:$param,
+                       Variadic<Credit_RowOrF32>:$inputs);
+  let results = (outs F32:$result);
+  let assemblyFormat = [{
+    custom<SelectKindAndParam>($kind, $param) ` ` `(` $inputs `)` attr-dict
+    `:` functional-type($inputs, $result) $bodyRegion
+  }];
+  let builders = [
+    OpBuilder<(ins "SelectKind":$kind, "::std::optional<double>":$param,
+      "::mlir::ValueRange":$inputs,
+      CArg<"::llvm::function_ref<void(::mlir::OpBuilder &, ::mlir::Location, "
+           "::mlir::ValueRange)>", "nullptr">:$bodyBuilder)>
+  ];
+  let extraClassDeclaration = elementRegionDecls;
+}
+
+def Credit_ApplyOp : Credit_ElementRegionOp<"apply", [HasParent<"KernelOp">]> {
+  let summary = "the final elementwise computation";
+  let description = [{
+    ```
+    %y, %z = credit.apply (%x, %w, %mu)
+        : (!credit.row<f32>, !credit.row<f32>, f32)
+        -> (!credit.row<f32>, !credit.row<i8>) {
+    ^bb0(%xe: f32, %we: f32, %m: f32):
+      ...
+      credit.yield %a, %b : f32, i8
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Credit_RowOrF32>:$inputs);
+  let results = (outs Variadic<Credit_AnyRow>:$results);
+  let assemblyFormat = [{
+    ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+    $bodyRegion
+  }];
+  let builders = [
+    // Result types given (!credit.row<E>); creates the body block with the
+    // element arguments and leaves it empty.
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::ValueRange":$inputs)>,
+    // Result types inferred from the credit.yield that `bodyBuilder` must
+    // create: one !credit.row<T> per yielded value of type T.
+    OpBuilder<(ins "::mlir::ValueRange":$inputs,
+      "::llvm::function_ref<void(::mlir::OpBuilder &, ::mlir::Location, "
+      "::mlir::ValueRange)>":$bodyBuilder)>
+  ];
+  let extraClassDeclaration = elementRegionDecls;
+}
+
+def Credit_OutputOp : Credit_Op<"output", [
+    HasParent<"KernelOp">, MemoryEffects<[MemWrite]>]> {
+  let summary = "binds an output";
+  let description = [{
+    `credit.output "y" %y : !credit.row<f32>` or
+    `credit.output "scale" %s : f32`.
+  }];
+  let arguments = (ins StrAttr:$name, Credit_RowOrF32:$value);
+  let assemblyFormat = "$name $value attr-dict `:` type($value)";
+}
+
+def Credit_YieldOp : Credit_Op<"yield", [
+    Pure, ReturnLike, Terminator,
+    ParentOneOf<["StageOp", "ReduceOp", "SelectOp", "ApplyOp"]>]> {
+  let summary = "terminator of stage / reduce / select / apply regions";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
+}
+
+def Credit_ScanOp : Credit_Op<"scan", [Pure, SameOperandsAndResultType]> {
+  let summary = "prefix scan over the row (element regions only)";
+  let description = [{ `%p = credit.scan <sum> %v : f32` }];
+  let arguments = (ins Credit_ScanKindAttr:$kind, F32:$input);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Credit_NeighborOp : Credit_Op<"neighbor", [
+    Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "value of a row operand at a neighbouring element";
+  let description = [{
+    `%l = credit.neighbor %xe [-1] : f32`: `%xe` is the element argument of
+    a row operand of the directly enclosing reduce/select/apply.
+  }];
+  let arguments = (ins Credit_ElemType:$input, I64Attr:$offset);
+  let results = (outs Credit_ElemType:$result);
+  let assemblyFormat =
+      "$input ` ` `[` $offset `]` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Credit_SortOp : Credit_Op<"sort", [Pure, SameOperandsAndResultType]> {
+  let summary = "sort over the row (element regions only)";
+  let description = [{ `%s = credit.sort %v : f32` }];
+  let arguments = (ins F32:$input);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // CREDIT_DIALECT_CREDIT_IR_CREDITOPS_TD

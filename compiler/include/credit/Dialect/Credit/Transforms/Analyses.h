@@ -1,0 +1,92 @@
+//===- Analyses.h - Dataflow facts the credit passes compute -----*- C++ -*-===//
+//
+// The computations behind the analysis passes, callable from C++ (the report,
+// the CUDA emitter) without re-running a pass. Each pass in this folder calls
+// one of these and records the result as attributes on `credit.kernel`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CREDIT_DIALECT_CREDIT_TRANSFORMS_ANALYSES_H
+#define CREDIT_DIALECT_CREDIT_TRANSFORMS_ANALYSES_H
+
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/runtime/Layout.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::credit {
+
+/// One pass over the row in the global-reread schedule: a stage (all of its
+/// reductions are computed in one sweep) or the final elementwise h.
+struct PassAccess {
+  std::string name;      // "stage 1", ..., "h"
+  Operation *op;         // StageOp or ApplyOp
+  llvm::SmallVector<InputOp> rowInputs;       // row-varying inputs read (dataflow)
+  llvm::SmallVector<InputOp> broadcastInputs; // broadcast vectors read
+  llvm::SmallVector<InputOp> scalarInputs;    // per-row scalars read
+};
+
+/// Which inputs each pass reads. Follows the dataflow: an input counts for a
+/// pass only if a value derived from it reaches the pass's results.
+llvm::SmallVector<PassAccess> computePassAccess(KernelOp kernel);
+
+/// Bytes of an element of `t` (f32: 4, i8: 1).
+unsigned elementBytes(Type t);
+
+/// Per-element HBM traffic of the two schedules (docs/report.md).
+struct Traffic {
+  unsigned L = 0;
+  llvm::SmallVector<int> q;        // statistics per stage
+  int64_t baseline = 0;            // global-reread schedule, bytes per element
+  int64_t cluster = 0;             // every row input crosses HBM once
+  int64_t reread = 0;              // baseline - cluster
+  int64_t keep = 0;                // retained in shared memory
+  int64_t outputBytes = 0;         // per-element outputs (in both schedules)
+  int64_t fixedBroadcastPerElement = 0;
+  int64_t fixedPerRow = 0;
+  llvm::SmallVector<InputOp> kept; // inputs read by more than one pass
+  double ceiling = 1.0;            // baseline / cluster
+};
+Traffic computeTraffic(KernelOp kernel);
+
+/// Cluster-wide barriers per row for each exchange protocol.
+struct Barriers {
+  int sync = 0;     // the paper's protocol: 2 per stage
+  int mbarrier = 0; // one cluster barrier at set-up; stages use mbarriers
+};
+Barriers computeBarriers(KernelOp kernel);
+
+/// Threads per CTA of every generated kernel variant (8 warps). The shared-
+/// memory scratch, hence Eq. 3, depends on it, so the legality analysis and the
+/// code generator take it from here.
+constexpr int kThreadsPerCta = 256;
+
+/// The figures the shared-memory layout depends on (runtime/Layout.h).
+::credit::WorkloadGeometry computeGeometry(KernelOp kernel);
+
+/// One row of the Eq. 3 legality table.
+struct LegalityEntry {
+  int P;
+  bool portable;
+  int64_t scratchSync, scratchMbarrier; // S_scratch per protocol
+  int64_t maxN;                         // largest N that fits (sync protocol)
+  int64_t smemAtN = -1;                 // at the requested N (sync), -1 if none
+  bool legalAtN = false;
+};
+/// Cluster sizes 1 (the one-CTA staged kernel), 2, 4, 8 and, where the target
+/// allows non-portable clusters, 16.
+llvm::SmallVector<LegalityEntry> computeLegality(KernelOp kernel, const ::credit::TargetInfo &target,
+                                                 int64_t N);
+
+/// Structural classification (accepted or one of the rejection categories).
+struct Classification {
+  std::string category; // accepted, elementwise, one-pass, scan, stencil, selection
+  std::string reason;
+  Location location;
+};
+Classification classify(KernelOp kernel);
+
+} // namespace mlir::credit
+
+#endif // CREDIT_DIALECT_CREDIT_TRANSFORMS_ANALYSES_H

@@ -1,0 +1,39 @@
+//===- Passes.h - credit analysis passes ------------------------*- C++ -*-===//
+
+#ifndef CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_H
+#define CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_H
+
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <memory>
+
+namespace mlir::credit {
+
+// Pass declarations (create<Name>() / <Name>Options) for every pass in
+// Passes.td.
+#define GEN_PASS_DECL
+#include "credit/Dialect/Credit/Transforms/Passes.h.inc"
+
+// registerCreditPasses(): registers every pass in Passes.td (for credit-opt).
+#define GEN_PASS_REGISTRATION
+#include "credit/Dialect/Credit/Transforms/Passes.h.inc"
+
+struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOptions> {
+  Option<std::string> target{*this, "target", llvm::cl::desc("sm_90, sm_100 or sm_120"),
+                             llvm::cl::init("sm_90")};
+  Option<int64_t> N{*this, "N", llvm::cl::desc("Row width for the legality table (0: none)"),
+                    llvm::cl::init(0)};
+};
+
+/// canonicalize, cse, canonicalize: what `--emit=mlir` prints after.
+void buildCanonicalizationPipeline(OpPassManager &pm);
+/// The analysis passes, in order, nested on every credit.kernel.
+void buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipelineOptions &opts);
+/// Registers `credit-analyze` (both of the above) for credit-opt.
+void registerCreditPipelines();
+
+} // namespace mlir::credit
+
+#endif // CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_H

@@ -1,0 +1,52 @@
+//===- Passes.td - credit analysis passes -------------------*- tablegen -*-===//
+//
+// Analysis passes over `credit.kernel` (docs/design.md, "Analysis results").
+// Generated into Passes.h.inc (-gen-pass-decls -name Credit): GEN_PASS_DECL_*,
+// GEN_PASS_DEF_* and registerCreditPasses().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_TD
+#define CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+// Analysis passes, in pipeline order. Each records its result as discardable
+// `credit.*` attributes on the kernel (docs/report.md).
+
+def CreditPassAccess : Pass<"credit-pass-access", "::mlir::credit::KernelOp"> {
+  let summary = "Which inputs each pass over the row reads (dataflow)";
+  let description = [{
+    Annotates every stage and the apply with `credit.reads` /
+    `credit.reads_broadcast`, and the kernel with `credit.passes`.
+  }];
+  let dependentDialects = ["::mlir::credit::CreditDialect"];
+}
+
+def CreditTraffic : Pass<"credit-traffic", "::mlir::credit::KernelOp"> {
+  let summary = "HBM bytes per element: baseline, cluster, reread, keep, D_fixed";
+  let dependentDialects = ["::mlir::credit::CreditDialect"];
+}
+
+def CreditBarriers : Pass<"credit-barriers", "::mlir::credit::KernelOp"> {
+  let summary = "Cluster-wide barriers per row (K) for each exchange protocol";
+  let dependentDialects = ["::mlir::credit::CreditDialect"];
+}
+
+def CreditLegality : Pass<"credit-legality", "::mlir::credit::KernelOp"> {
+  let summary = "Eq. 3 legality table: S_scratch, largest N per cluster size";
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "Target architecture: sm_90, sm_100 or sm_120">,
+    Option<"N", "N", "int64_t", /*default=*/"0",
+           "Row width to test (0: only the largest legal N per P)">,
+  ];
+  let dependentDialects = ["::mlir::credit::CreditDialect"];
+}
+
+def CreditClassify : Pass<"credit-classify", "::mlir::credit::KernelOp"> {
+  let summary = "Accept, or reject as elementwise / one-pass / scan / stencil / selection";
+  let dependentDialects = ["::mlir::credit::CreditDialect"];
+}
+
+#endif // CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_TD

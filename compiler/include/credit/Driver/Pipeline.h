@@ -1,0 +1,65 @@
+//===- Pipeline.h - .credit text → analysed credit IR, as a library -*- C++ -*-===//
+//
+// The part of creditc every mode shares: parse, check, lower to the credit
+// dialect, canonicalize + CSE, run the analysis pipeline. Used by the driver,
+// the unit tests and anything embedding the compiler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CREDIT_DRIVER_PIPELINE_H
+#define CREDIT_DRIVER_PIPELINE_H
+
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/Lang/AST.h"
+#include "credit/Lang/Diagnostics.h"
+#include "credit/Lang/Sema.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace credit {
+
+struct PipelineOptions {
+  std::string arch = "sm_90"; // target of the legality table
+  long long N = 0;            // row width for the legality table (0: none)
+  std::string kernel;         // only this kernel ("" = all)
+  bool analyze = true;        // false: stop after canonicalize + CSE
+};
+
+/// One .credit buffer taken through the front end and the credit passes.
+/// Diagnostics (LLVM-style, with source line and caret) go to `diagOS`.
+class Compilation {
+public:
+  enum Status { Ok, UserError };
+
+  Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::raw_ostream &diagOS);
+  Status run(const PipelineOptions &options);
+
+  mlir::ModuleOp module() { return *moduleOp; }
+  std::vector<mlir::credit::KernelOp> kernels();
+  llvm::StringRef bufferName() const { return name; }
+  DiagEngine &diags() { return *diagEngine; }
+  unsigned numKernelsInFile() const { return static_cast<unsigned>(ast.kernels.size()); }
+
+private:
+  llvm::SourceMgr sm;
+  std::string name;
+  llvm::raw_ostream &diagOS;
+  std::unique_ptr<DiagEngine> diagEngine;
+  ast::Module ast;
+  std::vector<std::unique_ptr<KernelSymbols>> symbols;
+  mlir::MLIRContext ctx;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> mlirDiags;
+  mlir::OwningOpRef<mlir::ModuleOp> moduleOp;
+};
+
+} // namespace credit
+
+#endif // CREDIT_DRIVER_PIPELINE_H

@@ -1,0 +1,79 @@
+//===- Report.h - The static profitability report ----------------*- C++ -*-===//
+//
+// The figures `creditc --report` prints, gathered from the attributes the
+// analysis passes leave on `credit.kernel`. The struct is plain data so the
+// printers (text table, JSON) are testable without MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CREDIT_REPORT_REPORT_H
+#define CREDIT_REPORT_REPORT_H
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace credit {
+
+struct PassReads {
+  std::string pass; // "stage 1", ..., "h"
+  std::vector<std::string> rowInputs;
+  std::vector<std::string> broadcastInputs;
+  std::vector<std::string> scalarInputs;
+};
+
+struct LegalityRow {
+  int P = 1;
+  bool portable = true;
+  long long scratchBytes = 0; // S_scratch for this P (sync protocol)
+  long long scratchBytesMbarrier = 0;
+  long long maxN = 0;        // largest N that fits (Eq. 3), 0 if none
+  long long smemBytesAtN = -1; // at the requested N, -1 when no N given
+  std::optional<bool> legalAtN; // at the requested N
+};
+
+struct Report {
+  std::string kernel;
+  std::string file;
+  bool accepted = false;
+  std::string category; // accepted, elementwise, one-pass, scan, stencil, selection
+  std::string reason;
+  std::string location; // file:line:col
+
+  int L = 0;
+  std::vector<int> q;
+  std::vector<std::string> statNames; // per stage, comma-joined
+  std::vector<PassReads> passes;
+
+  // Bytes per element of the row (row-varying inputs and per-element outputs).
+  long long baseline = 0, cluster = 0, keep = 0, reread = 0;
+  std::vector<std::string> keptInputs;
+  // Fixed traffic, identical in every schedule (D_fixed).
+  long long fixedBroadcastPerElement = 0; // broadcast vectors, per element, summed over passes
+  long long fixedPerRow = 0;              // per-row scalar inputs and outputs, bytes per row
+  double ceiling = 1.0;                   // baseline / cluster
+
+  int Ksync = 0, Kmbarrier = 0;
+
+  std::string target;
+  long long smemLimit = 0;
+  std::optional<long long> N;
+  std::vector<LegalityRow> legality;
+};
+
+/// Reads the analysis attributes of a `credit.kernel` op (after the analysis
+/// pipeline ran). `file` is the .credit path shown in the header.
+Report buildReport(mlir::Operation *kernelOp);
+
+void printReportText(const Report &r, llvm::raw_ostream &os);
+llvm::json::Value reportToJSON(const Report &r);
+
+} // namespace credit
+
+#endif // CREDIT_REPORT_REPORT_H

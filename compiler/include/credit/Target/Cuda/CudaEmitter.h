@@ -1,0 +1,42 @@
+//===- CudaEmitter.h - credit dialect → CUDA C++ -----------------*- C++ -*-===//
+//
+// Emits self-contained CUDA C++ for one analysed `credit.kernel`: the device
+// prelude, the clustered kernel (sync and mbarrier exchange protocols), the
+// matched `reread` and `staged` baselines, the work-free `control` kernel, a
+// host launch API that validates its arguments, and constexpr metadata.
+// docs/codegen.md describes the generated code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CREDIT_TARGET_CUDA_CUDAEMITTER_H
+#define CREDIT_TARGET_CUDA_CUDAEMITTER_H
+
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace credit {
+
+enum class Variant { Cluster, Reread, Staged, Control };
+
+/// Parses "cluster", "reread", "staged", "control".
+std::optional<Variant> parseVariant(llvm::StringRef name);
+llvm::StringRef variantName(Variant v);
+
+struct CudaEmitOptions {
+  std::string arch = "sm_90";     // sm_90, sm_100, sm_120
+  std::vector<Variant> variants;  // empty: all
+  std::string sourceName;         // the .credit path, for the header comment
+};
+
+/// Emits the CUDA C++ translation unit for `kernel` (which must have passed the
+/// analysis pipeline and been accepted). Errors are emitted on the op.
+mlir::LogicalResult emitCuda(mlir::credit::KernelOp kernel, const CudaEmitOptions &options,
+                             llvm::raw_ostream &os);
+
+} // namespace credit
+
+#endif // CREDIT_TARGET_CUDA_CUDAEMITTER_H

@@ -1,0 +1,101 @@
+//===- Legality.cpp - credit-legality -------------------------------------===//
+//
+// Eq. 3 of the paper: staging is legal for cluster size P only if
+//   b_keep * slice(N, P) + S_scratch(P) <= S_max
+// where slice(N, P) = ceil(N / P) rounded up to the vector width and S_max is
+// the target's opt-in dynamic shared memory per CTA. The layout behind
+// S_scratch is runtime/include/credit/runtime/Layout.h, the same header the
+// generated kernels embed, so the report and the kernels cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+#include "credit/Dialect/Credit/Transforms/Passes.h"
+
+namespace mlir::credit {
+#define GEN_PASS_DEF_CREDITLEGALITY
+#include "credit/Dialect/Credit/Transforms/Passes.h.inc"
+} // namespace mlir::credit
+
+using namespace mlir;
+using namespace mlir::credit;
+
+::credit::WorkloadGeometry mlir::credit::computeGeometry(KernelOp kernel) {
+  Traffic t = computeTraffic(kernel);
+  ::credit::WorkloadGeometry g{};
+  g.keepBytesPerElem = static_cast<int>(t.keep);
+  g.numStages = static_cast<int>(t.L);
+  g.qMax = 0;
+  g.qSum = 0;
+  for (int q : t.q) {
+    g.qMax = std::max(g.qMax, q);
+    g.qSum += q;
+  }
+  g.threads = kThreadsPerCta;
+  return g;
+}
+
+llvm::SmallVector<LegalityEntry>
+mlir::credit::computeLegality(KernelOp kernel, const ::credit::TargetInfo &target, int64_t N) {
+  ::credit::WorkloadGeometry g = computeGeometry(kernel);
+  llvm::SmallVector<LegalityEntry> rows;
+  for (int P : {1, 2, 4, 8, 16}) {
+    if (P > target.maxNonPortableCluster)
+      break;
+    LegalityEntry e{};
+    e.P = P;
+    e.portable = P <= target.maxPortableCluster;
+    e.scratchSync = ::credit::scratchBytes(g, P, ::credit::Protocol::Sync);
+    e.scratchMbarrier = ::credit::scratchBytes(g, P, ::credit::Protocol::Mbarrier);
+    e.maxN = ::credit::maxLegalN(g, P, ::credit::Protocol::Sync, target.smemOptinBytes);
+    if (N > 0) {
+      e.smemAtN = ::credit::smemBytes(g, N, P, ::credit::Protocol::Sync);
+      e.legalAtN = e.smemAtN <= target.smemOptinBytes;
+    }
+    rows.push_back(e);
+  }
+  return rows;
+}
+
+namespace {
+struct CreditLegalityPass : public mlir::credit::impl::CreditLegalityBase<CreditLegalityPass> {
+  using CreditLegalityBase::CreditLegalityBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    ::credit::TargetInfo info = ::credit::findTarget(target.c_str());
+    if (!info.arch) {
+      kernel.emitError() << "unknown target '" << target << "' (expected sm_90, sm_100 or sm_120)";
+      return signalPassFailure();
+    }
+    if (N < 0) {
+      kernel.emitError() << "N must be positive, got " << N;
+      return signalPassFailure();
+    }
+    Builder b(kernel.getContext());
+    llvm::SmallVector<Attribute> table;
+    for (const LegalityEntry &e : computeLegality(kernel, info, N)) {
+      llvm::SmallVector<NamedAttribute> fields = {
+          b.getNamedAttr("P", b.getI64IntegerAttr(e.P)),
+          b.getNamedAttr("portable", b.getBoolAttr(e.portable)),
+          b.getNamedAttr("scratch_sync", b.getI64IntegerAttr(e.scratchSync)),
+          b.getNamedAttr("scratch_mbarrier", b.getI64IntegerAttr(e.scratchMbarrier)),
+          b.getNamedAttr("max_N", b.getI64IntegerAttr(e.maxN)),
+      };
+      if (N > 0) {
+        fields.push_back(b.getNamedAttr("smem", b.getI64IntegerAttr(e.smemAtN)));
+        fields.push_back(b.getNamedAttr("legal", b.getBoolAttr(e.legalAtN)));
+      }
+      table.push_back(b.getDictionaryAttr(fields));
+    }
+    llvm::SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("target", b.getStringAttr(info.arch)),
+        b.getNamedAttr("smem_limit", b.getI64IntegerAttr(info.smemOptinBytes)),
+        b.getNamedAttr("table", b.getArrayAttr(table)),
+    };
+    if (N > 0)
+      fields.push_back(b.getNamedAttr("N", b.getI64IntegerAttr(N)));
+    kernel->setAttr("credit.legality", b.getDictionaryAttr(fields));
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

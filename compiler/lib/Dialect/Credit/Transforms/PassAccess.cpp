@@ -1,0 +1,143 @@
+//===- PassAccess.cpp - credit-pass-access --------------------------------===//
+//
+// Which inputs each pass over the row reads. A stage is one pass (all its
+// reductions are computed in one sweep); the final elementwise h is the last.
+// The answer follows the dataflow: an input is read by a pass only if a value
+// derived from it reaches a result of the pass that something uses, so a stage
+// whose statistics are dead, or an operand the region ignores, reads nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+#include "credit/Dialect/Credit/Transforms/Passes.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::credit {
+#define GEN_PASS_DEF_CREDITPASSACCESS
+#include "credit/Dialect/Credit/Transforms/Passes.h.inc"
+} // namespace mlir::credit
+
+using namespace mlir;
+using namespace mlir::credit;
+
+unsigned mlir::credit::elementBytes(Type t) {
+  if (auto row = llvm::dyn_cast<RowType>(t))
+    t = row.getElementType();
+  return std::max(1u, t.getIntOrFloatBitWidth() / 8);
+}
+
+/// Values inside `block` from which `roots` are computed (backward slice,
+/// stopping at the block's arguments and at values defined outside it).
+/// Element-region ops (reductions) are leaves: what they read is decided by
+/// their own regions (addRegionReads).
+static llvm::SetVector<Value> backwardSlice(Block &block, ValueRange roots) {
+  llvm::SetVector<Value> seen;
+  llvm::SmallVector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &block || llvm::isa<ElementRegionOpInterface>(def))
+      continue;
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  return seen;
+}
+
+/// Inputs an element region op (reduce/select/apply) really reads.
+static void addRegionReads(ElementRegionOpInterface op, llvm::SetVector<Operation *> &inputs) {
+  Block &body = op.getBodyBlock();
+  llvm::SetVector<Value> live = backwardSlice(body, op.getYieldedValues());
+  for (BlockArgument arg : body.getArguments()) {
+    if (!live.contains(arg))
+      continue;
+    if (auto in = op.getInputForArg(arg).getDefiningOp<InputOp>())
+      inputs.insert(in);
+  }
+}
+
+static void fill(PassAccess &pass, const llvm::SetVector<Operation *> &inputs) {
+  for (Operation *op : inputs) {
+    auto in = llvm::cast<InputOp>(op);
+    switch (in.getKind()) {
+    case InputKind::row: pass.rowInputs.push_back(in); break;
+    case InputKind::broadcast: pass.broadcastInputs.push_back(in); break;
+    case InputKind::scalar: pass.scalarInputs.push_back(in); break;
+    }
+  }
+  // Stable order: declaration order in the kernel.
+  auto byPosition = [](InputOp a, InputOp b) { return a->isBeforeInBlock(b); };
+  llvm::sort(pass.rowInputs, byPosition);
+  llvm::sort(pass.broadcastInputs, byPosition);
+  llvm::sort(pass.scalarInputs, byPosition);
+}
+
+llvm::SmallVector<PassAccess> mlir::credit::computePassAccess(KernelOp kernel) {
+  llvm::SmallVector<PassAccess> passes;
+  unsigned stageNo = 0;
+  for (Operation &op : kernel.getBodyBlock()) {
+    if (auto stage = llvm::dyn_cast<StageOp>(op)) {
+      ++stageNo;
+      // Statistics the rest of the kernel uses, and the reductions they need.
+      llvm::SmallVector<Value> usedStats;
+      for (auto [i, result] : llvm::enumerate(stage.getResults()))
+        if (!result.use_empty())
+          usedStats.push_back(stage.getYieldOp().getOperand(i));
+      llvm::SetVector<Value> live = backwardSlice(stage.getBodyBlock(), usedStats);
+      llvm::SetVector<Operation *> inputs;
+      for (ElementRegionOpInterface red : stage.getReductions())
+        if (live.contains(red->getResult(0)))
+          addRegionReads(red, inputs);
+      // Per-row scalars the stage's row-level math uses directly.
+      for (Value v : live)
+        if (auto in = v.getDefiningOp<InputOp>())
+          inputs.insert(in);
+      PassAccess pass;
+      pass.name = "stage " + std::to_string(stageNo);
+      pass.op = stage;
+      fill(pass, inputs);
+      passes.push_back(std::move(pass));
+    }
+  }
+  if (ApplyOp apply = kernel.getApplyOp()) {
+    llvm::SetVector<Operation *> inputs;
+    addRegionReads(llvm::cast<ElementRegionOpInterface>(apply.getOperation()), inputs);
+    PassAccess pass;
+    pass.name = "h";
+    pass.op = apply;
+    fill(pass, inputs);
+    passes.push_back(std::move(pass));
+  }
+  return passes;
+}
+
+namespace {
+struct CreditPassAccessPass
+    : public mlir::credit::impl::CreditPassAccessBase<CreditPassAccessPass> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    Builder b(kernel.getContext());
+    auto names = [&](llvm::ArrayRef<InputOp> ins) {
+      llvm::SmallVector<Attribute> attrs;
+      for (InputOp in : ins)
+        attrs.push_back(b.getStringAttr(in.getName()));
+      return b.getArrayAttr(attrs);
+    };
+    llvm::SmallVector<Attribute> summary;
+    for (const PassAccess &pass : computePassAccess(kernel)) {
+      pass.op->setAttr("credit.reads", names(pass.rowInputs));
+      pass.op->setAttr("credit.reads_broadcast", names(pass.broadcastInputs));
+      summary.push_back(b.getDictionaryAttr({
+          b.getNamedAttr("pass", b.getStringAttr(pass.name)),
+          b.getNamedAttr("reads", names(pass.rowInputs)),
+          b.getNamedAttr("reads_broadcast", names(pass.broadcastInputs)),
+          b.getNamedAttr("reads_scalar", names(pass.scalarInputs)),
+      }));
+    }
+    kernel->setAttr("credit.passes", b.getArrayAttr(summary));
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

@@ -1,0 +1,44 @@
+//===- Passes.cpp - The credit analysis pipeline --------------------------===//
+//
+// Each analysis pass lives in its own file in this folder; this file strings
+// them together (creditc runs exactly this) and registers the pipeline as
+// `credit-analyze` for credit-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::credit::buildCanonicalizationPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // CSE can leave dead element arguments behind (two reductions merged):
+  // canonicalize again so operand lists are exact.
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::credit::buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipelineOptions &opts) {
+  OpPassManager &kpm = pm.nest<KernelOp>();
+  kpm.addPass(createCreditPassAccess());
+  kpm.addPass(createCreditTraffic());
+  kpm.addPass(createCreditBarriers());
+  CreditLegalityOptions legality;
+  legality.target = opts.target;
+  legality.N = opts.N;
+  kpm.addPass(createCreditLegality(legality));
+  kpm.addPass(createCreditClassify());
+}
+
+void mlir::credit::registerCreditPipelines() {
+  PassPipelineRegistration<AnalysisPipelineOptions>(
+      "credit-analyze",
+      "Canonicalize, CSE, then every credit analysis pass (what creditc --report runs)",
+      [](OpPassManager &pm, const AnalysisPipelineOptions &opts) {
+        buildCanonicalizationPipeline(pm);
+        buildAnalysisPipeline(pm, opts);
+      });
+}

@@ -1,0 +1,98 @@
+//===- Traffic.cpp - credit-traffic ---------------------------------------===//
+//
+// Per-element HBM bytes of the matched global-reread schedule (every pass
+// streams the row inputs it reads; outputs written once) and of the clustered
+// schedule (every row input crosses HBM once), their difference b_reread, and
+// b_keep: the row inputs some later pass reads again, which the clustered
+// kernel retains in shared memory. Broadcast vectors and per-row values are
+// D_fixed, the same in both schedules, reported apart. docs/report.md.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+#include "credit/Dialect/Credit/Transforms/Passes.h"
+
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::credit {
+#define GEN_PASS_DEF_CREDITTRAFFIC
+#include "credit/Dialect/Credit/Transforms/Passes.h.inc"
+} // namespace mlir::credit
+
+using namespace mlir;
+using namespace mlir::credit;
+
+Traffic mlir::credit::computeTraffic(KernelOp kernel) {
+  Traffic t;
+  llvm::SmallVector<PassAccess> passes = computePassAccess(kernel);
+  // How many passes read each row input, in declaration order.
+  llvm::MapVector<Operation *, int> readers;
+  llvm::SmallPtrSet<Operation *, 8> scalarsRead;
+  for (const PassAccess &p : passes) {
+    for (InputOp in : p.rowInputs) {
+      readers[in] += 1;
+      t.baseline += elementBytes(in.getType());
+    }
+    for (InputOp in : p.broadcastInputs)
+      t.fixedBroadcastPerElement += elementBytes(in.getType());
+    for (InputOp in : p.scalarInputs)
+      scalarsRead.insert(in);
+    if (auto stage = llvm::dyn_cast<StageOp>(p.op)) {
+      ++t.L;
+      t.q.push_back(static_cast<int>(stage.getReductions().size()));
+    }
+  }
+  for (auto &[op, count] : readers) {
+    auto in = llvm::cast<InputOp>(op);
+    t.cluster += elementBytes(in.getType());
+    if (count > 1) {
+      t.keep += elementBytes(in.getType());
+      t.kept.push_back(in);
+    }
+  }
+  // Outputs: per-element ones are written once in both schedules; per-row
+  // ones, like per-row scalar inputs, are fixed per-row traffic.
+  for (OutputOp out : kernel.getOutputOps()) {
+    if (isRowType(out.getValue().getType()))
+      t.outputBytes += elementBytes(out.getValue().getType());
+    else
+      t.fixedPerRow += 4;
+  }
+  for (Operation *in : scalarsRead)
+    t.fixedPerRow += elementBytes(llvm::cast<InputOp>(in).getType());
+  t.baseline += t.outputBytes;
+  t.cluster += t.outputBytes;
+  t.reread = t.baseline - t.cluster;
+  t.ceiling = t.cluster > 0 ? static_cast<double>(t.baseline) / static_cast<double>(t.cluster) : 1.0;
+  return t;
+}
+
+namespace {
+struct CreditTrafficPass : public mlir::credit::impl::CreditTrafficBase<CreditTrafficPass> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    Traffic t = computeTraffic(kernel);
+    Builder b(kernel.getContext());
+    llvm::SmallVector<Attribute> kept;
+    for (InputOp in : t.kept)
+      kept.push_back(b.getStringAttr(in.getName()));
+    llvm::SmallVector<int64_t> q(t.q.begin(), t.q.end());
+    kernel->setAttr(
+        "credit.traffic",
+        b.getDictionaryAttr({
+            b.getNamedAttr("L", b.getI64IntegerAttr(t.L)),
+            b.getNamedAttr("q", b.getDenseI64ArrayAttr(q)),
+            b.getNamedAttr("baseline", b.getI64IntegerAttr(t.baseline)),
+            b.getNamedAttr("cluster", b.getI64IntegerAttr(t.cluster)),
+            b.getNamedAttr("reread", b.getI64IntegerAttr(t.reread)),
+            b.getNamedAttr("keep", b.getI64IntegerAttr(t.keep)),
+            b.getNamedAttr("kept", b.getArrayAttr(kept)),
+            b.getNamedAttr("outputs", b.getI64IntegerAttr(t.outputBytes)),
+            b.getNamedAttr("fixed_broadcast_per_element",
+                           b.getI64IntegerAttr(t.fixedBroadcastPerElement)),
+            b.getNamedAttr("fixed_per_row", b.getI64IntegerAttr(t.fixedPerRow)),
+            b.getNamedAttr("ceiling", b.getF64FloatAttr(t.ceiling)),
+        }));
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

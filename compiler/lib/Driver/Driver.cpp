@@ -1,0 +1,234 @@
+//===- Driver.cpp - creditc: .credit → report / MLIR / CUDA ---------------===//
+#include "credit/Driver/Driver.h"
+#include "credit/Driver/Pipeline.h"
+
+#include "credit/Conversion/ASTToCredit.h"
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+#include "credit/Dialect/Credit/Transforms/Passes.h"
+#include "credit/Lang/Parser.h"
+#include "credit/Lang/Sema.h"
+#include "credit/Report/Report.h"
+#include "credit/Target/Cuda/CudaEmitter.h"
+#include "credit/runtime/Nvrtc.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace credit;
+
+#ifndef CREDIT_VERSION
+#define CREDIT_VERSION "0.0.0"
+#endif
+
+namespace {
+
+enum class EmitKind { Report, MLIR, Cuda, Reference };
+
+struct Options {
+  cl::OptionCategory category{"creditc options"};
+  cl::opt<std::string> input{cl::Positional, cl::desc("<input .credit file, or - for stdin>"),
+                             cl::Required, cl::cat(category)};
+  cl::opt<std::string> output{"o", cl::desc("Write the CUDA C++ translation unit to <file>"),
+                              cl::value_desc("file"), cl::cat(category)};
+  cl::opt<EmitKind> emit{
+      "emit", cl::desc("What to print"), cl::init(EmitKind::Report),
+      cl::values(clEnumValN(EmitKind::Report, "report", "The static report (default)"),
+                 clEnumValN(EmitKind::MLIR, "mlir",
+                            "The credit dialect IR after canonicalization and CSE"),
+                 clEnumValN(EmitKind::Cuda, "cuda", "The CUDA C++ translation unit")),
+      cl::cat(category)};
+  cl::opt<std::string> report{"report",
+                              cl::desc("Print the static report: --report or --report=json"),
+                              cl::ValueOptional, cl::value_desc("text|json"), cl::cat(category)};
+  cl::opt<long long> N{"N", cl::desc("Row width for the legality table"), cl::init(0),
+                       cl::cat(category)};
+  cl::opt<std::string> arch{"arch", cl::desc("Target: sm_90, sm_100 or sm_120"),
+                            cl::init("sm_90"), cl::cat(category)};
+  cl::opt<std::string> kernel{"kernel", cl::desc("Only this kernel of the file"),
+                              cl::cat(category)};
+  cl::list<std::string> variants{
+      "variant", cl::desc("Variants to generate: cluster, reread, staged, control (default all)"),
+      cl::CommaSeparated, cl::cat(category)};
+  cl::opt<bool> compile{"compile",
+                        cl::desc("Compile the generated CUDA through NVRTC and print the ptxas "
+                                 "resource usage of every kernel"),
+                        cl::cat(category)};
+};
+
+bool writeAtomically(StringRef path, StringRef contents) {
+  // writeToOutput writes to a unique temporary file beside `path` and renames
+  // it into place only once everything is written.
+  Error err = writeToOutput(path, [&](raw_ostream &os) -> Error {
+    os << contents;
+    return Error::success();
+  });
+  if (err) {
+    WithColor::error(errs(), "creditc") << "cannot write '" << path << "': "
+                                        << toString(std::move(err)) << "\n";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int credit::driverMain(int argc, char **argv) {
+  Options opts;
+  // MLIR's printing flags (--mlir-print-debuginfo shows the FileLineColLoc of
+  // every op, --mlir-print-op-generic, ...) for --emit=mlir.
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  cl::HideUnrelatedOptions(opts.category);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "creditc version " << CREDIT_VERSION << "\n"
+       << "  MLIR/LLVM " << LLVM_VERSION_STRING << ", NVRTC " << nvrtcVersionString() << "\n"
+       << "  targets: sm_90 (default), sm_100, sm_120\n";
+  });
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "creditc: clustered reduction-reuse kernels for Hopper\n\n"
+                                   "  creditc op.credit --report [--N=65536]\n"
+                                   "  creditc op.credit -o op.cu\n",
+                                   &errs()))
+    return kExitUserError;
+
+  bool wantReport = opts.report.getNumOccurrences() > 0 ||
+                    (opts.emit == EmitKind::Report && opts.output.empty() && !opts.compile);
+  bool reportJSON = opts.report == "json";
+  if (!opts.report.empty() && opts.report != "json" && opts.report != "text") {
+    WithColor::error(errs(), "creditc") << "--report takes 'text' or 'json', not '" << opts.report
+                                        << "'\n";
+    return kExitUserError;
+  }
+  if (!findTarget(opts.arch.c_str()).arch) {
+    WithColor::error(errs(), "creditc") << "unknown --arch '" << opts.arch
+                                        << "' (expected sm_90, sm_100 or sm_120)\n";
+    return kExitUserError;
+  }
+  if (opts.N < 0) {
+    WithColor::error(errs(), "creditc") << "--N must be positive\n";
+    return kExitUserError;
+  }
+  std::vector<Variant> variants;
+  for (const std::string &v : opts.variants) {
+    auto parsed = parseVariant(v);
+    if (!parsed) {
+      WithColor::error(errs(), "creditc")
+          << "unknown --variant '" << v << "' (expected cluster, reread, staged or control)\n";
+      return kExitUserError;
+    }
+    variants.push_back(*parsed);
+  }
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFileOrSTDIN(opts.input);
+  if (std::error_code ec = file.getError()) {
+    WithColor::error(errs(), "creditc") << "cannot read '" << opts.input << "': " << ec.message()
+                                        << "\n";
+    return kExitUserError;
+  }
+  std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
+  bool wantCuda = opts.emit == EmitKind::Cuda || !opts.output.empty() || opts.compile;
+  bool onlyMLIR = opts.emit == EmitKind::MLIR && !opts.report.getNumOccurrences();
+
+  Compilation c(MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), displayName), errs());
+  PipelineOptions pipeline;
+  pipeline.arch = opts.arch;
+  pipeline.N = opts.N;
+  pipeline.kernel = opts.kernel;
+  pipeline.analyze = !onlyMLIR;
+  if (c.run(pipeline) != Compilation::Ok)
+    return kExitUserError;
+  if (wantCuda && c.kernels().size() > 1) {
+    WithColor::error(errs(), "creditc")
+        << "'" << displayName << "' defines " << c.kernels().size()
+        << " kernels; choose the one to generate with --kernel=<name>\n";
+    return kExitUserError;
+  }
+  if (onlyMLIR) {
+    c.module().print(outs(), mlir::OpPrintingFlags());
+    return kExitOk;
+  }
+
+  std::vector<mlir::credit::KernelOp> kernels = c.kernels();
+  bool anyRejected = false;
+  for (auto k : kernels)
+    anyRejected |= !buildReport(k).accepted;
+
+  if (wantReport) {
+    if (reportJSON) {
+      json::Array all;
+      for (auto k : kernels)
+        all.push_back(reportToJSON(buildReport(k)));
+      outs() << formatv("{0:2}", all.size() == 1 ? std::move(all[0]) : json::Value(std::move(all)))
+             << "\n";
+    } else {
+      for (size_t i = 0; i < kernels.size(); ++i) {
+        if (i)
+          outs() << "\n";
+        printReportText(buildReport(kernels[i]), outs());
+      }
+    }
+  }
+  if (!wantCuda)
+    return anyRejected ? kExitRejected : kExitOk;
+
+  mlir::credit::KernelOp kernel = kernels.front();
+  Report r = buildReport(kernel);
+  if (!r.accepted) {
+    errs() << r.location << ": error: kernel '" << r.kernel << "' is rejected (" << r.category
+           << "), no CUDA is generated: " << r.reason << "\n";
+    return kExitRejected;
+  }
+
+  CudaEmitOptions emitOpts;
+  emitOpts.arch = opts.arch;
+  emitOpts.variants = variants;
+  emitOpts.sourceName = displayName;
+  std::string cuda;
+  {
+    raw_string_ostream os(cuda);
+    if (failed(emitCuda(kernel, emitOpts, os)))
+      return kExitUserError;
+  }
+  if (opts.emit == EmitKind::Cuda)
+    outs() << cuda;
+  if (!opts.output.empty() && !writeAtomically(opts.output, cuda))
+    return kExitUserError;
+  if (opts.compile) {
+    NvrtcOptions nv;
+    nv.arch = opts.arch;
+    NvrtcResult res = compileToCubin(cuda, r.kernel + ".cu", nv);
+    if (!res.ok) {
+      errs() << res.log;
+      WithColor::error(errs(), "creditc") << "NVRTC failed to compile the generated code\n";
+      return kExitUserError;
+    }
+    outs() << formatv("NVRTC {0} → {1} cubin, {2} bytes\n", res.nvrtcVersion, opts.arch,
+                      res.cubin.size());
+    outs() << formatv("  {0,-48} {1,5} {2,12} {3,12} {4,8}\n", "kernel", "regs", "spill st/ld",
+                      "stack", "smem");
+    bool spills = false;
+    for (const KernelResources &kr : res.kernels) {
+      outs() << formatv("  {0,-48} {1,5} {2,5} / {3,-5} {4,8} B {5,7} B\n", kr.name, kr.registers,
+                        kr.spillStoreBytes, kr.spillLoadBytes, kr.stackFrameBytes, kr.sharedBytes);
+      spills |= kr.spillStoreBytes || kr.spillLoadBytes;
+    }
+    if (spills)
+      WithColor::warning(errs(), "creditc") << "some kernels spill registers\n";
+  }
+  return kExitOk;
+}

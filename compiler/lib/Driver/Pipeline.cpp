@@ -1,0 +1,77 @@
+//===- Pipeline.cpp -------------------------------------------------------===//
+#include "credit/Driver/Pipeline.h"
+
+#include "credit/Conversion/ASTToCredit.h"
+#include "credit/Dialect/Credit/Transforms/Passes.h"
+#include "credit/Lang/Parser.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/WithColor.h"
+
+using namespace credit;
+
+Compilation::Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::raw_ostream &diagOS)
+    : name(buffer->getBufferIdentifier().str()), diagOS(diagOS) {
+  sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  diagEngine = std::make_unique<DiagEngine>(sm, diagOS);
+}
+
+std::vector<mlir::credit::KernelOp> Compilation::kernels() {
+  std::vector<mlir::credit::KernelOp> out;
+  if (moduleOp)
+    for (auto k : moduleOp->getOps<mlir::credit::KernelOp>())
+      out.push_back(k);
+  return out;
+}
+
+Compilation::Status Compilation::run(const PipelineOptions &options) {
+  DiagEngine &diags = *diagEngine;
+  ast = parseModule(diags, sm.getMainFileID());
+  if (diags.hadError())
+    return UserError;
+  for (ast::Kernel &k : ast.kernels) {
+    symbols.push_back(std::make_unique<KernelSymbols>());
+    analyzeKernel(k, *symbols.back(), diags);
+    if (diags.tooManyErrors())
+      break;
+  }
+  if (diags.hadError())
+    return UserError;
+
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < ast.kernels.size(); ++i)
+    if (options.kernel.empty() || ast.kernels[i].name == options.kernel)
+      selected.push_back(i);
+  if (selected.empty()) {
+    llvm::WithColor::error(diagOS, "creditc")
+        << "no kernel named '" << options.kernel << "' in '" << name << "'\n";
+    return UserError;
+  }
+
+  registerCreditDialects(ctx);
+  // MLIR diagnostics (verifier, pass errors) print like ours: file:line:col,
+  // the source line and a caret.
+  mlirDiags = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sm, &ctx, diagOS);
+  moduleOp = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
+  for (size_t i : selected)
+    lowerKernel(*moduleOp, ast.kernels[i], *symbols[i], sm, name);
+  if (failed(mlir::verify(*moduleOp))) {
+    llvm::WithColor::error(diagOS, "creditc") << "internal error: the lowered IR does not verify\n";
+    return UserError;
+  }
+
+  mlir::PassManager pm(&ctx);
+  mlir::credit::buildCanonicalizationPipeline(pm);
+  if (options.analyze) {
+    mlir::credit::AnalysisPipelineOptions analysis;
+    analysis.target = options.arch;
+    analysis.N = options.N;
+    mlir::credit::buildAnalysisPipeline(pm, analysis);
+  }
+  if (failed(pm.run(*moduleOp)))
+    return UserError;
+  return Ok;
+}

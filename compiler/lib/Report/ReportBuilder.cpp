@@ -1,0 +1,109 @@
+//===- ReportBuilder.cpp - Report from the analysis attributes ------------===//
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/Report/Report.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace credit;
+using namespace mlir;
+
+namespace {
+int64_t getInt(DictionaryAttr d, StringRef key, int64_t dflt = 0) {
+  if (!d)
+    return dflt;
+  if (auto a = d.getAs<IntegerAttr>(key))
+    return a.getInt();
+  return dflt;
+}
+
+std::vector<std::string> strings(Attribute a) {
+  std::vector<std::string> out;
+  if (auto arr = llvm::dyn_cast_or_null<ArrayAttr>(a))
+    for (Attribute e : arr)
+      if (auto s = llvm::dyn_cast<StringAttr>(e))
+        out.push_back(s.str());
+  return out;
+}
+
+std::string formatLoc(Location loc) {
+  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
+    return (flc.getFilename().str() + ":" + llvm::Twine(flc.getLine()) + ":" +
+            llvm::Twine(flc.getColumn()))
+        .str();
+  return "";
+}
+} // namespace
+
+Report (::credit::buildReport)(Operation *op) {
+  auto kernel = llvm::cast<mlir::credit::KernelOp>(op);
+  Report r;
+  r.kernel = kernel.getSymName().str();
+  if (auto flc = kernel.getLoc()->findInstanceOf<FileLineColLoc>())
+    r.file = flc.getFilename().str();
+
+  if (auto c = kernel->getAttrOfType<DictionaryAttr>("credit.classification")) {
+    r.category = c.getAs<StringAttr>("category").str();
+    r.reason = c.getAs<StringAttr>("reason").str();
+    if (auto l = c.getAs<LocationAttr>("location"))
+      r.location = formatLoc(l);
+    r.accepted = r.category == "accepted";
+  }
+  if (auto t = kernel->getAttrOfType<DictionaryAttr>("credit.traffic")) {
+    r.L = static_cast<int>(getInt(t, "L"));
+    if (auto q = t.getAs<DenseI64ArrayAttr>("q"))
+      for (int64_t v : q.asArrayRef())
+        r.q.push_back(static_cast<int>(v));
+    r.baseline = getInt(t, "baseline");
+    r.cluster = getInt(t, "cluster");
+    r.keep = getInt(t, "keep");
+    r.reread = getInt(t, "reread");
+    r.keptInputs = strings(t.get("kept"));
+    r.fixedBroadcastPerElement = getInt(t, "fixed_broadcast_per_element");
+    r.fixedPerRow = getInt(t, "fixed_per_row");
+    if (auto c = t.getAs<FloatAttr>("ceiling"))
+      r.ceiling = c.getValueAsDouble();
+  }
+  for (auto stage : kernel.getStageOps()) {
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < stage.getNumResults(); ++i)
+      names.push_back(stage.getResultName(i).str());
+    r.statNames.push_back(llvm::join(names, ", "));
+  }
+  if (auto passes = kernel->getAttrOfType<ArrayAttr>("credit.passes")) {
+    for (Attribute a : passes) {
+      auto d = llvm::cast<DictionaryAttr>(a);
+      PassReads p;
+      p.pass = d.getAs<StringAttr>("pass").str();
+      p.rowInputs = strings(d.get("reads"));
+      p.broadcastInputs = strings(d.get("reads_broadcast"));
+      p.scalarInputs = strings(d.get("reads_scalar"));
+      r.passes.push_back(std::move(p));
+    }
+  }
+  if (auto k = kernel->getAttrOfType<DictionaryAttr>("credit.barriers")) {
+    r.Ksync = static_cast<int>(getInt(k, "sync"));
+    r.Kmbarrier = static_cast<int>(getInt(k, "mbarrier"));
+  }
+  if (auto leg = kernel->getAttrOfType<DictionaryAttr>("credit.legality")) {
+    r.target = leg.getAs<StringAttr>("target").str();
+    r.smemLimit = getInt(leg, "smem_limit");
+    if (leg.get("N"))
+      r.N = getInt(leg, "N");
+    if (auto table = leg.getAs<ArrayAttr>("table"))
+      for (Attribute a : table) {
+        auto d = llvm::cast<DictionaryAttr>(a);
+        LegalityRow row;
+        row.P = static_cast<int>(getInt(d, "P"));
+        row.portable = d.getAs<BoolAttr>("portable").getValue();
+        row.scratchBytes = getInt(d, "scratch_sync");
+        row.scratchBytesMbarrier = getInt(d, "scratch_mbarrier");
+        row.maxN = getInt(d, "max_N");
+        if (auto legal = d.getAs<BoolAttr>("legal")) {
+          row.legalAtN = legal.getValue();
+          row.smemBytesAtN = getInt(d, "smem");
+        }
+        r.legality.push_back(row);
+      }
+  }
+  return r;
+}

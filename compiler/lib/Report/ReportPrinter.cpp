@@ -1,0 +1,162 @@
+//===- ReportPrinter.cpp - Text and JSON forms of the report --------------===//
+#include "credit/Report/Report.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace credit;
+
+namespace {
+std::string joinOr(const std::vector<std::string> &v, llvm::StringRef none) {
+  return v.empty() ? none.str() : llvm::join(v, ", ");
+}
+
+std::string kib(long long bytes) {
+  if (bytes % 1024 == 0)
+    return llvm::formatv("{0} KiB", bytes / 1024).str();
+  return llvm::formatv("{0:f1} KiB", bytes / 1024.0).str();
+}
+} // namespace
+
+void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
+  os << "kernel " << r.kernel;
+  if (!r.file.empty())
+    os << " (" << r.file << ")";
+  os << "\n";
+  if (r.accepted)
+    os << "  verdict        accepted: clustered DSMEM staging removes re-read traffic\n";
+  else
+    os << "  verdict        rejected (" << r.category << ")\n";
+  if (!r.reason.empty())
+    os << "  reason         " << r.reason << "\n";
+  if (!r.location.empty())
+    os << "  location       " << r.location << "\n";
+
+  os << "  stages         L = " << r.L;
+  if (r.L) {
+    int sum = 0;
+    std::vector<std::string> qs;
+    for (int v : r.q) {
+      qs.push_back(std::to_string(v));
+      sum += v;
+    }
+    os << ", q = [" << llvm::join(qs, ", ") << "] (sum " << sum << ")";
+  }
+  os << "\n";
+  for (size_t s = 0; s < r.statNames.size(); ++s)
+    os << "                 stage " << s + 1 << ": " << r.statNames[s] << "\n";
+
+  os << "  passes         (row inputs each pass streams in the global-reread schedule)\n";
+  for (const PassReads &p : r.passes) {
+    os << llvm::formatv("    {0,-11}  reads {1}", p.pass, joinOr(p.rowInputs, "no row input"));
+    if (!p.broadcastInputs.empty())
+      os << "; broadcast " << llvm::join(p.broadcastInputs, ", ");
+    os << "\n";
+  }
+
+  os << "  bytes/element  baseline " << r.baseline << ", cluster " << r.cluster << ", reread "
+     << r.reread << ", keep " << r.keep;
+  if (!r.keptInputs.empty())
+    os << " (" << llvm::join(r.keptInputs, ", ") << " kept in shared memory)";
+  os << "\n";
+  os << "  fixed traffic  " << r.fixedBroadcastPerElement
+     << " B/element from broadcast vectors, " << r.fixedPerRow
+     << " B/row of per-row values (D_fixed: the same in both schedules)\n";
+  os << llvm::formatv("  ceiling        {0:f2}x traffic-only speedup (baseline / cluster)\n",
+                      r.ceiling);
+  os << "  barriers K     sync " << r.Ksync << " (2 cluster barriers per stage), mbarrier "
+     << r.Kmbarrier << " (one cluster barrier at set-up)\n";
+
+  if (!r.target.empty()) {
+    os << "  legality       Eq. 3 on " << r.target << ": keep*ceil(N/P) + S_scratch <= "
+       << r.smemLimit << " B (" << kib(r.smemLimit) << ") per CTA\n";
+    os << "      P  cluster        S_scratch(sync/mbar)   max N";
+    if (r.N)
+      os << llvm::formatv("       smem at N={0}", *r.N);
+    os << "\n";
+    for (const LegalityRow &row : r.legality) {
+      std::string kind = row.P == 1 ? "staged (1 CTA)" : row.portable ? "portable" : "non-portable";
+      os << llvm::formatv("    {0,3}  {1,-14} {2,6} / {3,-6}       {4,-11}", row.P, kind,
+                          row.scratchBytes, row.scratchBytesMbarrier, row.maxN);
+      if (r.N && row.legalAtN)
+        os << llvm::formatv(" {0,8} B  {1}", row.smemBytesAtN, *row.legalAtN ? "legal" : "too large");
+      os << "\n";
+    }
+    if (r.N) {
+      std::vector<std::string> legal;
+      for (const LegalityRow &row : r.legality)
+        if (row.legalAtN && *row.legalAtN)
+          legal.push_back(std::to_string(row.P));
+      os << "  legal P at N=" << *r.N << ": " << (legal.empty() ? "none" : llvm::join(legal, ", "))
+         << "\n";
+    }
+  }
+}
+
+llvm::json::Value credit::reportToJSON(const Report &r) {
+  llvm::json::Array q;
+  for (int v : r.q)
+    q.push_back(v);
+  llvm::json::Array passes;
+  for (const PassReads &p : r.passes) {
+    llvm::json::Array rows, bcast, scal;
+    for (auto &s : p.rowInputs)
+      rows.push_back(s);
+    for (auto &s : p.broadcastInputs)
+      bcast.push_back(s);
+    passes.push_back(llvm::json::Object{{"pass", p.pass},
+                                        {"row_inputs", std::move(rows)},
+                                        {"broadcast_inputs", std::move(bcast)}});
+  }
+  llvm::json::Array kept;
+  for (auto &s : r.keptInputs)
+    kept.push_back(s);
+  llvm::json::Object out{
+      {"kernel", r.kernel},
+      {"file", r.file},
+      {"accepted", r.accepted},
+      {"category", r.category},
+      {"reason", r.reason},
+      {"location", r.location},
+      {"L", r.L},
+      {"q", std::move(q)},
+      {"K", llvm::json::Object{{"sync", r.Ksync}, {"mbarrier", r.Kmbarrier}}},
+      {"bytes_per_element", llvm::json::Object{{"baseline", r.baseline},
+                                               {"cluster", r.cluster},
+                                               {"keep", r.keep},
+                                               {"reread", r.reread}}},
+      {"kept_inputs", std::move(kept)},
+      {"fixed", llvm::json::Object{{"broadcast_bytes_per_element", r.fixedBroadcastPerElement},
+                                   {"bytes_per_row", r.fixedPerRow}}},
+      {"ceiling", r.ceiling},
+      {"passes", std::move(passes)},
+  };
+  if (!r.target.empty()) {
+    llvm::json::Array table;
+    for (const LegalityRow &row : r.legality) {
+      llvm::json::Object o{{"P", row.P},
+                           {"portable", row.portable},
+                           {"scratch_bytes", llvm::json::Object{{"sync", row.scratchBytes},
+                                                                {"mbarrier", row.scratchBytesMbarrier}}},
+                           {"max_N", row.maxN}};
+      if (row.legalAtN) {
+        o["smem_bytes"] = row.smemBytesAtN;
+        o["legal"] = *row.legalAtN;
+      }
+      table.push_back(std::move(o));
+    }
+    llvm::json::Object leg{{"target", r.target},
+                           {"smem_limit_bytes", r.smemLimit},
+                           {"table", std::move(table)}};
+    if (r.N) {
+      leg["N"] = *r.N;
+      llvm::json::Array legal;
+      for (const LegalityRow &row : r.legality)
+        if (row.legalAtN && *row.legalAtN)
+          legal.push_back(row.P);
+      leg["legal_P"] = std::move(legal);
+    }
+    out["legality"] = std::move(leg);
+  }
+  return llvm::json::Value(std::move(out));
+}

@@ -1,0 +1,312 @@
+// credit/device/credit_device.cuh -- device prelude of every generated kernel.
+//
+// Embedded VERBATIM into every generated .cu file (credit::embedded::kDevicePreludeCuh).
+// Compiles under NVRTC and nvcc for sm_90, sm_100 and sm_120: no host headers,
+// no cooperative_groups, no <cuda/ptx>; cluster, DSMEM and mbarrier operations
+// are inline PTX (PTX ISA >= 8.1). Every function is
+// `static __device__ __forceinline__` (CREDIT_DEVICE_INLINE, which adds
+// __attribute__((unused))) and prefixed credit_.
+//
+// Exchange protocols (the paper's replicated push / all-gather). Each CTA c of a
+// cluster of P owns a slot buffer slots[P][Q] in its own SMEM; after a stage's
+// CTA-local reduction, CTA c writes its Q partials into slots[c][0..Q) of EVERY
+// CTA (itself included); then each CTA combines its LOCAL slots in the fixed
+// order c = 0..P-1, so all CTAs obtain bit-identical statistics.
+//
+//  Rule 0 (CUDA programming guide, DSMEM): no CTA may touch a peer's SMEM
+//  before every CTA of the cluster has STARTED. Measured on an H200: without it
+//  a P = 16 (non-portable) Sync kernel with a tiny row and a small SMEM
+//  footprint dies with "unspecified launch failure" within a few launches in
+//  every process tried; with it, 0 failures in thousands of launches. (Not
+//  observed at P <= 8, but nothing guarantees it there either.) One cluster
+//  barrier phase before the first DSMEM access guarantees it; split it so that
+//  it overlaps the load of the slice:
+//      credit_cluster_arrive_relaxed();   // at kernel entry, all threads
+//      ... load slice, first CTA-local reduction ...
+//      credit_cluster_wait();             // before the first push
+//
+//  Sync (credit_push_sync), per stage:
+//      __syncthreads();              // cta_partial complete before threads < P read it
+//      [first stage only: credit_cluster_wait();   -- rule 0]
+//      credit_push_sync<Q>(...);     // remote st.shared::cluster
+//      credit_cluster_sync();        // (1) pushes visible before anyone combines
+//      ... credit_combine_slots ...  // local reads only
+//      credit_cluster_sync();        // (2) everyone done reading slots before the
+//                                    //     next stage overwrites them (and no CTA
+//                                    //     exits while a peer may still write to it)
+//    Seed 001's two cluster.sync() rules: the first is a cluster-wide
+//    __syncthreads (writes before reads: barrier.cluster.arrive.release orders
+//    each CTA's remote stores before its arrival; wait.acquire makes them
+//    visible to the waiting CTA). The second is the residency/reuse rule: shared
+//    memory written remotely must stay alive and must not be rewritten while
+//    someone may still touch it. K = 2L barriers per row (+1 start-up phase,
+//    overlapped with the load).
+//
+//  Mbarrier (credit_push_async), one slot set and one mbarrier per stage, never reused:
+//    setup, at kernel entry:
+//      if (threadIdx.x == 0) {
+//        for each stage: credit_mbar_init(bar_l, 1);  // 1 arrival: our arrive_expect_tx
+//        credit_fence_mbarrier_init_cluster();        // release the inits at cluster scope
+//      }
+//      credit_cluster_arrive();                // release (covers the fenced inits)
+//      ... load slice, first CTA-local reduction ...
+//      credit_cluster_wait();                  // acquire: every peer has started (rule 0)
+//                                              // and initialised its mbarriers, so no
+//                                              // st.async (complete_tx) can reach an
+//                                              // uninitialised mbarrier
+//      (credit_cluster_sync() right after the init block is the unsplit equivalent.)
+//    per stage l (Q = q_l):
+//      if (threadIdx.x == 0) credit_mbar_arrive_expect_tx(bar_l, P * Q * 4);
+//      __syncthreads();                         // cta_partial complete
+//      credit_push_async<Q>(cta_partial, slots_l, bar_l, P);
+//      credit_mbar_wait(bar_l, 0);              // phase 0 completes when all P*Q*4
+//                                               // bytes (incl. our own) have landed
+//      ... credit_combine_slots ...
+//    The local arrive.expect_tx and the peers' complete_tx may happen in either
+//    order within the phase: the tx-count may transiently go negative, and the
+//    phase cannot complete before the single expected arrival (count 1) has
+//    happened, which also raises the tx-count by the full P*Q*4 bytes. Slots and
+//    barriers are never reused, so no second barrier is needed; a CTA cannot
+//    exit before its own wait has seen every peer's bytes land, so no peer
+//    writes into an exited CTA. K = 1 cluster barrier per kernel. (A kernel that
+//    loops over several rows per cluster must either flip the parity per row and
+//    add a cluster barrier before reusing slots, or use the Sync protocol.)
+//    st.async needs a cluster of >= 2 CTAs (compute-sanitizer: "Cluster needs
+//    to have at least 2 blocks"); at P == 1 credit_push_async stores locally and
+//    completes the transaction bytes itself, so the same code runs for every P.
+#ifndef CREDIT_DEVICE_CUH
+#define CREDIT_DEVICE_CUH
+
+// NVRTC has no <stdint.h>. These aliases are exactly CCCL's NVRTC definitions
+// (cuda/std/cstdint), so a later #include <cuda/std/cstdint> is compatible.
+#ifndef CREDIT_INT_TYPES_DEFINED
+#define CREDIT_INT_TYPES_DEFINED
+#if defined(__CUDACC_RTC__)
+using int32_t = signed int;
+using int64_t = signed long long;
+using uint32_t = unsigned int;
+using uint64_t = unsigned long long;
+#else
+#include <stdint.h>
+#endif
+#endif
+
+// static: internal linkage (the prelude is pasted into every generated file);
+// unused: no nvcc #177 "declared but never referenced" for the helpers a
+// given kernel does not use.
+#define CREDIT_DEVICE_INLINE static __device__ __forceinline__ __attribute__((unused))
+
+#define CREDIT_SUM 0
+#define CREDIT_MAX 1
+#define CREDIT_MIN 2
+
+// ---------------------------------------------------------------------------
+// Reductions.
+// ---------------------------------------------------------------------------
+template <int K>
+CREDIT_DEVICE_INLINE float credit_identity() {
+  return K == CREDIT_SUM   ? 0.0f
+         : K == CREDIT_MAX ? __int_as_float(0xff800000)   // -INFINITY
+                           : __int_as_float(0x7f800000);  // +INFINITY
+}
+
+template <int K>
+CREDIT_DEVICE_INLINE float credit_combine(float a, float b) {
+  return K == CREDIT_SUM ? a + b : K == CREDIT_MAX ? fmaxf(a, b) : fminf(a, b);
+}
+
+// Butterfly (xor) reduction over the full warp: every lane gets the result, and
+// because a (+) b == b (+) a bit-exactly, all 32 lanes hold the same bits.
+// All 32 lanes must call it.
+template <int K>
+CREDIT_DEVICE_INLINE float credit_warp_reduce(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = credit_combine<K>(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Cluster primitives (sm_90+).
+// ---------------------------------------------------------------------------
+CREDIT_DEVICE_INLINE uint32_t credit_cluster_ctarank() {
+  uint32_t r;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+CREDIT_DEVICE_INLINE uint32_t credit_cluster_nctarank() {
+  uint32_t r;
+  asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+  return r;
+}
+
+// Split halves of cluster.sync(). All threads of every CTA of the cluster must
+// execute them (.aligned: warp-converged, same instruction in all threads).
+// arrive.release: this thread's prior (local and remote) SMEM writes are
+// ordered before the arrival; wait.acquire: after the wait, writes released by
+// every arrival of the phase are visible.
+CREDIT_DEVICE_INLINE void credit_cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+CREDIT_DEVICE_INLINE void credit_cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// Arrival without memory ordering: for rule 0 (all CTAs started), where
+// nothing has to be published yet.
+CREDIT_DEVICE_INLINE void credit_cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+// cluster.sync(): a cluster-wide __syncthreads with release/acquire semantics.
+CREDIT_DEVICE_INLINE void credit_cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n\t"
+      "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Base of this CTA's dynamic shared memory (16-byte aligned). Declared inside
+// a function so that every kernel of a file shares one declaration (separate
+// `extern __shared__` arrays with different attributes trigger nvcc #1556).
+CREDIT_DEVICE_INLINE unsigned char* credit_dynamic_smem() {
+  extern __shared__ __align__(16) unsigned char credit_dynamic_smem_base[];
+  return credit_dynamic_smem_base;
+}
+
+// 32-bit shared::cta address of a generic pointer into this CTA's SMEM.
+CREDIT_DEVICE_INLINE uint32_t credit_smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// The shared::cluster address of the same SMEM offset in CTA `rank`.
+CREDIT_DEVICE_INLINE uint32_t credit_mapa_shared(uint32_t smem_addr, uint32_t rank) {
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(smem_addr), "r"(rank));
+  return r;
+}
+
+// Plain (weak) DSMEM store; ordered/visible through the next cluster barrier.
+CREDIT_DEVICE_INLINE void credit_st_cluster_f32(uint32_t addr, float v) {
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(addr), "f"(v) : "memory");
+}
+
+// Asynchronous DSMEM store of 4 bytes whose completion performs complete_tx(4)
+// on the mbarrier at `remote_mbar_addr`, which must live in the SAME CTA as
+// `remote_addr` (both shared::cluster addresses, e.g. from credit_mapa_shared).
+CREDIT_DEVICE_INLINE void credit_st_async_f32(uint32_t remote_addr, float v,
+                                              uint32_t remote_mbar_addr) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(
+                   remote_addr),
+               "r"(__float_as_uint(v)), "r"(remote_mbar_addr)
+               : "memory");
+}
+
+// ---------------------------------------------------------------------------
+// mbarrier (sm_90+). `bar` is a shared::cta address (credit_smem_addr) of an
+// 8-byte-aligned uint64_t in this CTA's SMEM.
+// ---------------------------------------------------------------------------
+CREDIT_DEVICE_INLINE void credit_mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Makes prior mbarrier.init of this thread visible to the cluster (to peers'
+// st.async complete_tx). Must be followed by a cluster barrier before any peer
+// may signal this CTA's mbarriers.
+CREDIT_DEVICE_INLINE void credit_fence_mbarrier_init_cluster() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// One arrival plus expect_tx(bytes) on the current phase (release.cta default).
+CREDIT_DEVICE_INLINE void credit_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// complete_tx(bytes) on this CTA's own mbarrier, with release semantics for the
+// calling thread's prior SMEM writes (fence.acq_rel.cta + relaxed complete_tx,
+// the PTX fence-release pattern). Used for the P == 1 case of credit_push_async.
+CREDIT_DEVICE_INLINE void credit_mbar_complete_tx_local(uint32_t bar, uint32_t bytes) {
+  asm volatile(
+      "fence.acq_rel.cta;\n\t"
+      "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes)
+      : "memory");
+}
+
+// Spins until the phase with parity `phase` has completed. Cluster-scope
+// acquire: the data of peers' st.async that completed the phase is visible
+// to this thread afterwards.
+CREDIT_DEVICE_INLINE void credit_mbar_wait(uint32_t bar, uint32_t phase) {
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n\t"
+        ".reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t"
+        "}"
+        : "=r"(done)
+        : "r"(bar), "r"(phase)
+        : "memory");
+  } while (done == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Exchange helpers used by the generated stage code. `slots` is this CTA's
+// [P][Q] slot set (a pointer into its SMEM; peers use the same SMEM offsets),
+// `cta_partial` this CTA's Q partials in SMEM. Call from all threads of the CTA
+// (only threads 0..P-1 do work; there is no barrier inside); the caller must
+// __syncthreads() between writing cta_partial and the push.
+// ---------------------------------------------------------------------------
+
+// Thread t < P maps peer t's slot buffer and writes this CTA's Q partials into
+// its slots[myrank][0..Q) with st.shared::cluster. The kernel's first push
+// must come after the rule-0 barrier (every CTA started). Follow with
+// credit_cluster_sync() before combining (rule 1) and another one after
+// combining (rule 2).
+template <int Q>
+CREDIT_DEVICE_INLINE void credit_push_sync(const float* cta_partial, float* slots, int P) {
+  const int t = static_cast<int>(threadIdx.x);
+  if (t < P) {
+    const uint32_t me = credit_cluster_ctarank();
+    const uint32_t remote = credit_mapa_shared(credit_smem_addr(slots + me * Q), (uint32_t)t);
+#pragma unroll
+    for (int j = 0; j < Q; ++j) credit_st_cluster_f32(remote + 4u * (uint32_t)j, cta_partial[j]);
+  }
+}
+
+// Same as credit_push_sync with st.async: each 4-byte store completes_tx on the
+// mbarrier at the same SMEM offset as `bar` in peer t. Every CTA must have
+// executed arrive_expect_tx(P*Q*4) on that barrier's phase (in any order with
+// the stores) and then wait on it before combining. The first push must come
+// after the setup cluster barrier (mbarrier inits visible, every CTA started).
+// P == 1: thread 0 stores locally and completes the Q*4 bytes itself.
+template <int Q>
+CREDIT_DEVICE_INLINE void credit_push_async(const float* cta_partial, float* slots, uint64_t* bar,
+                                            int P) {
+  const int t = static_cast<int>(threadIdx.x);
+  if (P == 1) {  // no st.async in a 1-CTA cluster: local stores + local complete_tx
+    if (t == 0) {
+#pragma unroll
+      for (int j = 0; j < Q; ++j) slots[j] = cta_partial[j];
+      credit_mbar_complete_tx_local(credit_smem_addr(bar), 4u * Q);
+    }
+    return;
+  }
+  if (t < P) {
+    const uint32_t me = credit_cluster_ctarank();
+    const uint32_t remote = credit_mapa_shared(credit_smem_addr(slots + me * Q), (uint32_t)t);
+    const uint32_t remote_bar = credit_mapa_shared(credit_smem_addr(bar), (uint32_t)t);
+#pragma unroll
+    for (int j = 0; j < Q; ++j)
+      credit_st_async_f32(remote + 4u * (uint32_t)j, cta_partial[j], remote_bar);
+  }
+}
+
+// Statistic j from the local slots: slots[0][j] (+) slots[1][j] (+) ... (+)
+// slots[P-1][j], in that fixed order, so every CTA computes identical bits.
+template <int K>
+CREDIT_DEVICE_INLINE float credit_combine_slots(const float* slots, int j, int Q, int P) {
+  float acc = slots[j];
+  for (int c = 1; c < P; ++c) acc = credit_combine<K>(acc, slots[c * Q + j]);
+  return acc;
+}
+
+#endif  // CREDIT_DEVICE_CUH

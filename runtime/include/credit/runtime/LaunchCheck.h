@@ -1,0 +1,128 @@
+// credit/runtime/LaunchCheck.h -- host-side launch validation for generated kernels.
+//
+// Plain functions, no CUDA calls: the generated launch function queries the
+// device (cudaDevAttrMaxSharedMemoryPerBlockOptin, cudaOccupancyMaxPotentialClusterSize,
+// cudaDevAttrMultiProcessorCount) into a DeviceLimits, computes the dynamic
+// SMEM with credit::smemBytes (Layout.h), then calls validateLaunch() and picks
+// the VEC=4 instantiation only when canUseVec4() holds.
+//
+// Embedded VERBATIM into generated .cu files (after Layout.h, though this file
+// does not depend on it), so: no includes (size_t is builtin under NVRTC and
+// comes from <stddef.h> otherwise), no std::, every function CREDIT_HD.
+#ifndef CREDIT_LAUNCH_CHECK_H
+#define CREDIT_LAUNCH_CHECK_H
+
+#if !defined(__CUDACC_RTC__)
+#include <stddef.h>
+#endif
+
+#ifndef CREDIT_HD
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CREDIT_HD __host__ __device__
+#else
+#define CREDIT_HD
+#endif
+#endif
+
+namespace credit {
+
+enum class LaunchStatus : int {
+  Ok = 0,
+  NullPointer,      // a pointer argument is null
+  Misaligned,       // a pointer is not aligned to its element size
+  BadShape,         // M < 1, N < 1, N > INT32_MAX (32-bit in-row indexing), or M*P > INT32_MAX (gridDim.x)
+  BadClusterSize,   // P not in {1,2,4,8,16}, or P > 1 for the non-cluster (staged) variant
+  ClusterTooLarge,  // P > the device's max potential cluster size for this kernel
+  SmemTooLarge,     // requested dynamic SMEM > the device's opt-in limit
+  NotLegal,         // N > the variant's Eq. (3) bound (maxLegalN computed for its target and P)
+};
+
+CREDIT_HD constexpr const char* launchStatusString(LaunchStatus s) {
+  switch (s) {
+    case LaunchStatus::Ok: return "ok";
+    case LaunchStatus::NullPointer: return "null pointer argument";
+    case LaunchStatus::Misaligned: return "pointer not aligned to its element size";
+    case LaunchStatus::BadShape: return "bad shape (M < 1, N < 1, N > INT32_MAX or grid M*P > INT32_MAX)";
+    case LaunchStatus::BadClusterSize: return "bad cluster size (P not in {1,2,4,8,16}, or P > 1 for a non-cluster kernel)";
+    case LaunchStatus::ClusterTooLarge: return "cluster size exceeds the device's max potential cluster size";
+    case LaunchStatus::SmemTooLarge: return "dynamic shared memory exceeds the device opt-in limit";
+    case LaunchStatus::NotLegal: return "shape not legal for this variant (Eq. 3: the row slice does not fit)";
+  }
+  return "unknown launch status";
+}
+
+struct DeviceLimits {
+  int smemOptinBytes;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
+  int maxClusterSize;  // cudaOccupancyMaxPotentialClusterSize for the kernel (<= 1: no clusters)
+  int smCount;         // cudaDevAttrMultiProcessorCount (informational: waves; not checked)
+};
+
+struct LaunchRequest {
+  const void* const* ptrs;  // every pointer argument the kernel dereferences
+  const int* elemBytes;     // per pointer: its element size = required alignment (4 for f32, 1 for i8)
+  int numPtrs;
+  long long M;              // rows
+  long long N;              // row width
+  int P;                    // cluster size (CTAs per row); 1 for the staged kernel
+  bool clusterKernel;       // false: the one-CTA staged variant (P must be 1)
+  size_t smemBytes;         // dynamic SMEM the launch requests (credit::smemBytes)
+  long long maxLegalN;      // the variant's Eq. (3) bound for this P; <= 0: not checked
+};
+
+namespace detail {
+CREDIT_HD inline unsigned long long ptrBits(const void* p) {
+  return (unsigned long long)(p);
+}
+}  // namespace detail
+
+CREDIT_HD constexpr bool isValidClusterSize(int P) {
+  return P == 1 || P == 2 || P == 4 || P == 8 || P == 16;
+}
+
+// Checks, in this order (first failure wins): NullPointer, Misaligned,
+// BadShape, BadClusterSize, ClusterTooLarge, NotLegal, SmemTooLarge.
+CREDIT_HD inline LaunchStatus validateLaunch(const LaunchRequest& r, const DeviceLimits& lim) {
+  for (int i = 0; i < r.numPtrs; ++i)
+    if (r.ptrs[i] == nullptr) return LaunchStatus::NullPointer;
+  for (int i = 0; i < r.numPtrs; ++i) {
+    const int a = r.elemBytes ? r.elemBytes[i] : 1;
+    if (a > 1 && detail::ptrBits(r.ptrs[i]) % (unsigned long long)a != 0)
+      return LaunchStatus::Misaligned;
+  }
+  const long long kInt32Max = 2147483647LL;
+  if (r.M < 1 || r.N < 1 || r.N > kInt32Max || r.M > kInt32Max) return LaunchStatus::BadShape;
+  if (!isValidClusterSize(r.P) || (r.P > 1 && !r.clusterKernel)) return LaunchStatus::BadClusterSize;
+  if (r.M * r.P > kInt32Max) return LaunchStatus::BadShape;
+  if (r.P > 1 && r.P > (lim.maxClusterSize < 1 ? 1 : lim.maxClusterSize))
+    return LaunchStatus::ClusterTooLarge;
+  if (r.maxLegalN > 0 && r.N > r.maxLegalN) return LaunchStatus::NotLegal;
+  if (lim.smemOptinBytes < 0 || r.smemBytes > (size_t)lim.smemOptinBytes)
+    return LaunchStatus::SmemTooLarge;
+  return LaunchStatus::Ok;
+}
+
+// VEC=4 (float4 global accesses) is usable when every pointer is 16-byte aligned
+// and N % 4 == 0 (so every row start stays 16-byte aligned). Pass the pointers of
+// the operands accessed per element (row inputs/outputs, broadcast vectors).
+CREDIT_HD inline bool canUseVec4(const void* const* ptrs, int numPtrs, long long N) {
+  if (N % 4 != 0) return false;
+  for (int i = 0; i < numPtrs; ++i)
+    if (detail::ptrBits(ptrs[i]) % 16ULL != 0) return false;
+  return true;
+}
+
+// Per-pointer variant: an operand of elemBytes accessed 4 elements at a time
+// needs 4*elemBytes alignment (16 for f32, 4 for i8 char4).
+CREDIT_HD inline bool canUseVec4(const void* const* ptrs, const int* elemBytes, int numPtrs,
+                                 long long N) {
+  if (N % 4 != 0) return false;
+  for (int i = 0; i < numPtrs; ++i) {
+    const unsigned long long a = 4ULL * (unsigned long long)(elemBytes ? elemBytes[i] : 4);
+    if (detail::ptrBits(ptrs[i]) % a != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace credit
+
+#endif  // CREDIT_LAUNCH_CHECK_H

@@ -1,0 +1,270 @@
+// credit/runtime/Layout.h -- shared-memory layout, padding and legality rules.
+//
+// One source of truth for the compiler (legality / report), the host launcher and
+// the generated CUDA: this file is embedded VERBATIM into every generated .cu
+// file (see credit/runtime/EmbeddedSources.h), so it
+//   * includes nothing (builtin integer types only; NVRTC has no <stdint.h>),
+//   * uses no std:: facility,
+//   * marks every function CREDIT_HD constexpr (host and device, and usable in
+//     constant expressions on both sides),
+//   * compiles as plain C++17 (g++/clang), under nvcc and under NVRTC.
+//
+// Units: "elems" are elements of the row, "words" are 4-byte shared-memory
+// words, byte counts are long long (N * bytes-per-element may exceed 2^31).
+#ifndef CREDIT_LAYOUT_H
+#define CREDIT_LAYOUT_H
+
+#ifndef CREDIT_HD
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CREDIT_HD __host__ __device__
+#else
+#define CREDIT_HD
+#endif
+#endif
+
+namespace credit {
+
+// ---------------------------------------------------------------------------
+// Small integer helpers.
+// ---------------------------------------------------------------------------
+CREDIT_HD constexpr long long gcd(long long a, long long b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b != 0) {
+    long long t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+CREDIT_HD constexpr long long ceilDiv(long long a, long long b) { return (a + b - 1) / b; }
+CREDIT_HD constexpr long long roundUp(long long a, long long m) { return ceilDiv(a, m) * m; }
+CREDIT_HD constexpr long long roundDown(long long a, long long m) { return (a / m) * m; }
+CREDIT_HD constexpr long long maxLL(long long a, long long b) { return a > b ? a : b; }
+
+// ---------------------------------------------------------------------------
+// Bank-conflict padding rule (seed 002, "Optimizing Shared Memory Access").
+//
+// 32 banks x 4 bytes. Threads of a warp reading runs `strideWords` apart with
+// `accessWords`-wide accesses (w = 1: 32-bit, 2: float2, 4: float4) hit
+//     degree >= max(1, gcd(S, 32) / w)
+// (a lower bound; tight for g <= w, measured 2x the bound for 128-bit at g > w).
+// Premises: S is a whole number of words and S >= w.
+// ---------------------------------------------------------------------------
+CREDIT_HD constexpr int conflictDegree(long long strideWords, int accessWords) {
+  const long long g = gcd(strideWords, 32);
+  const long long w = accessWords < 1 ? 1 : accessWords;
+  return g > w ? static_cast<int>(g / w) : 1;
+}
+
+// Word stride of runs of `elems` elements of `elemBytes` bytes. Integer
+// division, as the seed's pick_pad: meaningful only when elems*elemBytes % 4 == 0.
+CREDIT_HD constexpr long long strideWords(long long elems, int elemBytes) {
+  return elems * elemBytes / 4;
+}
+
+// The seed's pick_pad, verbatim: among pads of k = 1 and k = 2 multiples of 16
+// bytes, the one (in elements) with the smaller gcd(S, 32); k = 1 on a tie.
+// Whenever chunk*E is a multiple of 16 one of the two reaches gcd 4.
+CREDIT_HD constexpr int pickPad(long long chunkElems, int elemBytes) {
+  const int pad1 = 16 / elemBytes;
+  const int pad2 = 32 / elemBytes;
+  const long long g1 = gcd(strideWords(chunkElems + pad1, elemBytes), 32);
+  const long long g2 = gcd(strideWords(chunkElems + pad2, elemBytes), 32);
+  return g2 < g1 ? pad2 : pad1;
+}
+
+CREDIT_HD constexpr long long paddedStride(long long chunkElems, int elemBytes) {
+  return chunkElems + pickPad(chunkElems, elemBytes);
+}
+
+// Words touched per access of `accessBytes` bytes (sub-word accesses count 1).
+CREDIT_HD constexpr int accessWords(int accessBytes) { return accessBytes >= 4 ? accessBytes / 4 : 1; }
+
+// True when runs of `chunkElems` elements read with `accessBytes`-wide accesses
+// need a pad: false exactly when the unpadded stride is conflict-free
+// (degree 1: gcd(S,32) <= w) AND every run starts aligned to the access
+// (chunk*E % accessBytes == 0) AND S is a whole number of words.
+CREDIT_HD constexpr bool needsPad(long long chunkElems, int elemBytes, int accessBytes) {
+  const long long runBytes = chunkElems * elemBytes;
+  if (runBytes % 4 != 0) return true;
+  if (runBytes % (accessBytes < 1 ? 1 : accessBytes) != 0) return true;
+  return conflictDegree(runBytes / 4, accessWords(accessBytes)) != 1;
+}
+
+// Smallest pad (elements, >= 0) satisfying both conditions of seed 002's table
+// for one access width: gcd(S,32) <= w and the run start aligned to the access.
+// fp32 chunk 64: 1 (w=1), 2 (w=2), 4 (w=4). -1 if none within 32 words.
+CREDIT_HD constexpr int minPadForWidth(long long chunkElems, int elemBytes, int accessBytes) {
+  const int limit = 32 * 4 / elemBytes + 1;
+  for (int p = 0; p <= limit; ++p)
+    if (!needsPad(chunkElems + p, elemBytes, accessBytes)) return p;
+  return -1;
+}
+
+// ---------------------------------------------------------------------------
+// Kernel geometry.
+// ---------------------------------------------------------------------------
+constexpr int kVecElems = 4;           // 16-byte float4 accesses
+constexpr int kScratchAlign = 16;      // every scratch region starts 16-byte aligned
+constexpr int kWarpSize = 32;
+constexpr int kMbarrierBytes = 8;
+
+// Elements of the row owned by one CTA of a cluster of P: ceil(N/P) rounded up
+// to the vector width, so every CTA's slice starts 16-byte aligned (for 4-byte
+// elements). CTA c owns [c*slice, min((c+1)*slice, N)); the last CTAs may own
+// fewer (or zero) elements.
+CREDIT_HD constexpr long long sliceElems(long long N, int P) {
+  return roundUp(ceilDiv(N, P), kVecElems);
+}
+
+enum class Protocol : int { Sync = 0, Mbarrier = 1 };
+
+// Passed BY VALUE everywhere: nvcc rejects binding a reference to a
+// namespace-scope constexpr object in device code ("identifier ... is undefined
+// in device code"), by-value copies of it are fine (NVRTC accepts both).
+struct WorkloadGeometry {
+  int keepBytesPerElem;  // b_keep: bytes retained in SMEM per row element (sum over kept arrays)
+  int numStages;         // L
+  int qMax;              // max over stages of q_l (statistics per stage)
+  int qSum;              // sum over stages of q_l
+  int threads;           // threads per CTA (a multiple of 32)
+};
+
+// Fixed per-CTA scratch, laid out from offset 0 of the dynamic SMEM in this
+// order, each region rounded up to 16 bytes:
+//   warpPartials  ceil(threads/32) * qMax floats
+//   ctaPartial    qMax floats
+//   slots         Sync:     P * qMax floats -- one [P][q_l] slot set, reused by
+//                           every stage (the 2nd cluster barrier of a stage
+//                           protects the reuse)
+//                 Mbarrier: P * qSum floats -- one [P][q_l] slot set per stage,
+//                           stage l's at float offset P * (q_0+...+q_{l-1});
+//                           never reused, so no 2nd barrier is needed
+//   mbarriers     Mbarrier only: numStages 8-byte mbarriers (one per stage)
+// The formula is uniform in P: P = 1 (the one-CTA `staged` kernel, which needs
+// no exchange) still reserves the (tiny: qMax or qSum floats, rounded to 16 B)
+// slot set and, for Mbarrier, the mbarriers. This keeps one legality rule for
+// both kernels and makes a cluster kernel launched with a cluster of 1 safe.
+struct SmemLayout {
+  long long warpPartialsOffset;
+  long long ctaPartialOffset;
+  long long slotsOffset;
+  long long mbarOffset;    // == keepOffset when protocol == Sync
+  long long keepOffset;    // == scratch bytes; the retained slice starts here (16-B aligned)
+  long long keepBytes;     // sliceElems(N,P) * keepBytesPerElem
+  long long totalBytes;    // keepOffset + keepBytes == smemBytes()
+};
+
+CREDIT_HD constexpr long long alignedRegion(long long bytes) { return roundUp(bytes, kScratchAlign); }
+
+CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P,
+                                          Protocol protocol) {
+  SmemLayout l{0, 0, 0, 0, 0, 0, 0};
+  const long long warps = ceilDiv(g.threads, kWarpSize);
+  l.warpPartialsOffset = 0;
+  l.ctaPartialOffset = l.warpPartialsOffset + alignedRegion(warps * g.qMax * 4LL);
+  l.slotsOffset = l.ctaPartialOffset + alignedRegion(g.qMax * 4LL);
+  const long long slotFloats =
+      protocol == Protocol::Sync ? (long long)P * g.qMax : (long long)P * g.qSum;
+  l.mbarOffset = l.slotsOffset + alignedRegion(slotFloats * 4LL);
+  const long long mbarBytes =
+      protocol == Protocol::Mbarrier ? (long long)g.numStages * kMbarrierBytes : 0;
+  l.keepOffset = l.mbarOffset + alignedRegion(mbarBytes);
+  l.keepBytes = sliceElems(N, P) * g.keepBytesPerElem;
+  l.totalBytes = l.keepOffset + l.keepBytes;
+  return l;
+}
+
+CREDIT_HD constexpr long long scratchBytes(WorkloadGeometry g, int P, Protocol protocol) {
+  return smemLayout(g, 0, P, protocol).keepOffset;
+}
+
+// Eq. (3) left-hand side: sliceElems(N,P) * b_keep + S_scratch.
+CREDIT_HD constexpr long long smemBytes(WorkloadGeometry g, long long N, int P,
+                                        Protocol protocol) {
+  return sliceElems(N, P) * g.keepBytesPerElem + scratchBytes(g, P, protocol);
+}
+
+CREDIT_HD constexpr bool isLegal(WorkloadGeometry g, long long N, int P, Protocol protocol,
+                                 long long smemLimit) {
+  return smemBytes(g, N, P, protocol) <= smemLimit;
+}
+
+// Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
+constexpr long long kMaxRowElems = 2147483647LL;
+
+// Largest N with smemBytes(g, N, P, protocol) <= smemLimit (Eq. 3), 0 if none.
+// Slices are multiples of 4, so the answer is a multiple of 4*P: the largest
+// legal slice s (a multiple of 4) admits every N <= s*P, and N = s*P + 1 needs
+// slice s + 4. With keepBytesPerElem == 0 the bound is kMaxRowElems rounded
+// down to a multiple of 4*P.
+CREDIT_HD constexpr long long maxLegalN(WorkloadGeometry g, int P, Protocol protocol,
+                                        long long smemLimit) {
+  if (P < 1) return 0;
+  const long long scratch = scratchBytes(g, P, protocol);
+  if (scratch > smemLimit) return 0;
+  const long long cap = roundDown(kMaxRowElems, (long long)kVecElems * P);
+  if (g.keepBytesPerElem <= 0) return cap;
+  const long long slice = roundDown((smemLimit - scratch) / g.keepBytesPerElem, kVecElems);
+  const long long n = slice * P;
+  return n < cap ? n : cap;
+}
+
+// ---------------------------------------------------------------------------
+// Targets.
+// ---------------------------------------------------------------------------
+struct TargetInfo {
+  const char* arch;            // "sm_90", ...; nullptr for "unknown"
+  int smemOptinBytes;          // max dynamic SMEM per block after opt-in
+  int maxPortableCluster;      // portable cluster size
+  int maxNonPortableCluster;   // with cudaFuncAttributeNonPortableClusterSizeAllowed
+};
+
+constexpr int kNumTargets = 3;
+
+CREDIT_HD constexpr TargetInfo targetAt(int i) {
+  return i == 0   ? TargetInfo{"sm_90", 232448, 8, 16}    // H100/H200: 227 KB
+         : i == 1 ? TargetInfo{"sm_100", 232448, 8, 16}   // B200: 227 KB
+         : i == 2 ? TargetInfo{"sm_120", 101376, 8, 8}    // RTX 50: 99 KB
+                  : TargetInfo{nullptr, 0, 0, 0};
+}
+
+namespace detail {
+// Compares the digits of `arch` after "sm_" / "compute_" with `base`'s, allowing
+// an 'a' or 'f' suffix on `arch` ("sm_90a" -> "sm_90").
+CREDIT_HD constexpr bool archMatches(const char* arch, const char* base) {
+  int i = 0;
+  if (arch[0] == 's' && arch[1] == 'm' && arch[2] == '_') {
+    i = 3;
+  } else if (arch[0] == 'c' && arch[1] == 'o' && arch[2] == 'm' && arch[3] == 'p' &&
+             arch[4] == 'u' && arch[5] == 't' && arch[6] == 'e' && arch[7] == '_') {
+    i = 8;
+  } else {
+    return false;
+  }
+  int j = 3;  // base is always "sm_..."
+  while (base[j] != '\0') {
+    if (arch[i] != base[j]) return false;
+    ++i;
+    ++j;
+  }
+  if (arch[i] == '\0') return true;
+  return (arch[i] == 'a' || arch[i] == 'f') && arch[i + 1] == '\0';
+}
+}  // namespace detail
+
+// Looks a target up by name ("sm_90", "sm_90a", "compute_100", ...). Returns
+// TargetInfo{nullptr, 0, 0, 0} for an unknown name.
+CREDIT_HD constexpr TargetInfo findTarget(const char* arch) {
+  if (arch == nullptr) return targetAt(-1);
+  for (int i = 0; i < kNumTargets; ++i)
+    if (detail::archMatches(arch, targetAt(i).arch)) return targetAt(i);
+  return targetAt(-1);
+}
+
+CREDIT_HD constexpr bool isKnownTarget(const char* arch) { return findTarget(arch).arch != nullptr; }
+
+}  // namespace credit
+
+#endif  // CREDIT_LAYOUT_H

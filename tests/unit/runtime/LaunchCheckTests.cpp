@@ -1,0 +1,134 @@
+// LaunchCheck.h: host-side launch validation and the VEC=4 choice.
+#include "credit/runtime/LaunchCheck.h"
+#include "credit/runtime/Layout.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+
+using namespace credit;
+
+namespace {
+alignas(16) float gX[64];
+alignas(16) float gW[64];
+alignas(16) float gY[64];
+
+const DeviceLimits kH100{232448, 8, 132};
+
+struct Req {
+  const void* ptrs[3] = {gX, gW, gY};
+  int elemBytes[3] = {4, 4, 4};
+  LaunchRequest r{ptrs, elemBytes, 3, 2048, 65536, 8, true, 0, 0};
+  Req() {
+    const WorkloadGeometry g{4, 2, 1, 2, 256};
+    r.smemBytes = static_cast<size_t>(smemBytes(g, r.N, r.P, Protocol::Sync));
+    r.maxLegalN = maxLegalN(g, r.P, Protocol::Sync, kH100.smemOptinBytes);
+  }
+};
+}  // namespace
+
+TEST_CASE("validateLaunch: ok", "[launch]") {
+  Req q;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Ok);
+  CHECK(std::string(launchStatusString(LaunchStatus::Ok)) == "ok");
+  // One-CTA staged variant at P = 1.
+  q.r.P = 1;
+  q.r.clusterKernel = false;
+  q.r.N = 4096;
+  q.r.smemBytes = 4096 * 4 + 64;
+  q.r.maxLegalN = 0;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Ok);
+}
+
+TEST_CASE("validateLaunch: null and misaligned pointers", "[launch]") {
+  Req q;
+  q.ptrs[1] = nullptr;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::NullPointer);
+  Req m;
+  m.ptrs[2] = reinterpret_cast<const char*>(gY) + 2;
+  CHECK(validateLaunch(m.r, kH100) == LaunchStatus::Misaligned);
+  // A 1-byte operand (int8 output) may sit at any address.
+  m.elemBytes[2] = 1;
+  CHECK(validateLaunch(m.r, kH100) == LaunchStatus::Ok);
+  // Null wins over misaligned.
+  m.elemBytes[2] = 4;
+  m.ptrs[0] = nullptr;
+  CHECK(validateLaunch(m.r, kH100) == LaunchStatus::NullPointer);
+}
+
+TEST_CASE("validateLaunch: shape", "[launch]") {
+  Req q;
+  q.r.M = 0;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::BadShape);
+  q.r.M = 2048;
+  q.r.N = 0;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::BadShape);
+  q.r.N = 1LL << 31;
+  q.r.maxLegalN = 0;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::BadShape);
+  q.r.N = 4096;
+  q.r.M = (1LL << 31) / 8;  // grid M*P = 2^31 > INT32_MAX
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::BadShape);
+}
+
+TEST_CASE("validateLaunch: cluster size", "[launch]") {
+  Req q;
+  for (int p : {0, 3, 5, 6, 12, 32, -1}) {
+    q.r.P = p;
+    INFO("P = " << p);
+    CHECK(validateLaunch(q.r, kH100) == LaunchStatus::BadClusterSize);
+  }
+  // P > 1 for the non-cluster (staged) variant.
+  q.r.P = 2;
+  q.r.clusterKernel = false;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::BadClusterSize);
+  // P = 16 needs the non-portable opt-in: the device reports 8 here.
+  Req c;
+  c.r.P = 16;
+  c.r.maxLegalN = 0;
+  CHECK(validateLaunch(c.r, kH100) == LaunchStatus::ClusterTooLarge);
+  CHECK(validateLaunch(c.r, DeviceLimits{232448, 16, 132}) == LaunchStatus::Ok);
+  // No cluster support at all: P > 1 is too large, P = 1 fine.
+  Req n;
+  CHECK(validateLaunch(n.r, DeviceLimits{232448, 0, 132}) == LaunchStatus::ClusterTooLarge);
+  n.r.P = 1;
+  n.r.maxLegalN = 0;
+  CHECK(validateLaunch(n.r, DeviceLimits{232448, 0, 132}) == LaunchStatus::Ok);
+  CHECK(std::strlen(launchStatusString(LaunchStatus::ClusterTooLarge)) > 0);
+}
+
+TEST_CASE("validateLaunch: smem and Eq. (3)", "[launch]") {
+  Req q;
+  // Compiled for sm_90 (227 KB) but run on a 99 KB device (sm_120), at the sm_90 bound.
+  const WorkloadGeometry g{4, 2, 1, 2, 256};
+  q.r.N = q.r.maxLegalN;
+  q.r.smemBytes = static_cast<size_t>(smemBytes(g, q.r.N, q.r.P, Protocol::Sync));
+  CHECK(q.r.smemBytes > 101376);
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Ok);
+  CHECK(validateLaunch(q.r, DeviceLimits{101376, 8, 170}) == LaunchStatus::SmemTooLarge);
+  // N beyond the variant's Eq. (3) bound.
+  q.r.N = q.r.maxLegalN + 4;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::NotLegal);
+  q.r.N = q.r.maxLegalN;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Ok);
+  CHECK(std::string(launchStatusString(LaunchStatus::NotLegal)).find("Eq. 3") != std::string::npos);
+  CHECK(std::string(launchStatusString(LaunchStatus::SmemTooLarge)).find("shared") != std::string::npos);
+}
+
+TEST_CASE("canUseVec4", "[launch][vec]") {
+  const void* ok[3] = {gX, gW, gY};
+  CHECK(canUseVec4(ok, 3, 4096));
+  CHECK_FALSE(canUseVec4(ok, 3, 4098));  // rows would start misaligned
+  const void* off[3] = {gX, gW + 1, gY};  // 4-byte aligned only
+  CHECK_FALSE(canUseVec4(off, 3, 4096));
+  CHECK(canUseVec4(ok, 0, 8));
+  // Per-pointer form: an int8 operand needs only 4-byte alignment for char4.
+  alignas(16) static signed char q8[64];
+  const void* mixed[2] = {gX, q8 + 4};
+  const int eb[2] = {4, 1};
+  CHECK(canUseVec4(mixed, eb, 2, 4096));
+  CHECK_FALSE(canUseVec4(mixed, 2, 4096));
+  const void* mixedBad[2] = {gX, q8 + 2};
+  CHECK_FALSE(canUseVec4(mixedBad, eb, 2, 4096));
+}

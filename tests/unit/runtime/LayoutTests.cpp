@@ -1,0 +1,208 @@
+// Layout.h: the padding rule against seed 002's tables, kernel geometry, SMEM
+// layout and Eq. (3) legality, the target table.
+#include "credit/runtime/Layout.h"
+
+#include <catch2/catch.hpp>
+
+using namespace credit;
+
+// Usable in constant expressions (the compiler and generated code rely on it).
+static_assert(pickPad(56, 2) == 16, "seed 002: chunk 56 fp16 takes k = 2");
+static_assert(conflictDegree(32, 1) == 32, "fp16 chunk 64, no pad");
+static_assert(sliceElems(65536, 8) == 8192, "");
+static_assert(findTarget("sm_90").smemOptinBytes == 232448, "");
+
+TEST_CASE("conflictDegree: seed 002 fp32 chunk=64 predicted-bound table", "[layout][pad]") {
+  // Rows: gcd(S,32) = 1,2,4,8,16,32 (S = 64 + pad words at fp32 chunk 64, pad = g);
+  // columns: predicted bound for 32 / 64 / 128-bit accesses (w = 1, 2, 4).
+  struct Row { int g; int d1, d2, d4; };
+  const Row rows[] = {{1, 1, 1, 1},   {2, 2, 1, 1},    {4, 4, 2, 1},
+                      {8, 8, 4, 2},   {16, 16, 8, 4},  {32, 32, 16, 8}};
+  for (const Row& r : rows) {
+    const long long S = strideWords(64 + r.g, 4);
+    INFO("g = " << r.g << ", S = " << S);
+    REQUIRE(gcd(S, 32) == r.g);
+    CHECK(conflictDegree(S, 1) == r.d1);
+    CHECK(conflictDegree(S, 2) == r.d2);
+    CHECK(conflictDegree(S, 4) == r.d4);
+  }
+}
+
+TEST_CASE("minPadForWidth: seed 002 fastest pad at fp32 chunk=64", "[layout][pad]") {
+  // 32-bit: pad 1 (S = 65), 64-bit: pad 2 (S = 66), 128-bit: pad 4 (S = 68).
+  CHECK(minPadForWidth(64, 4, 4) == 1);
+  CHECK(minPadForWidth(64, 4, 8) == 2);
+  CHECK(minPadForWidth(64, 4, 16) == 4);
+  CHECK(strideWords(64 + 1, 4) == 65);
+  CHECK(strideWords(64 + 2, 4) == 66);
+  CHECK(strideWords(64 + 4, 4) == 68);
+  // An odd pad is optimal for scalar reads and misaligns vector reads.
+  CHECK_FALSE(needsPad(65, 4, 4));
+  CHECK(needsPad(65, 4, 8));
+  CHECK(needsPad(65, 4, 16));
+  CHECK_FALSE(needsPad(66, 4, 8));
+  CHECK_FALSE(needsPad(68, 4, 16));
+  CHECK(needsPad(64, 4, 16));  // gcd 32 > 4
+}
+
+TEST_CASE("pickPad: seed 002 fp16/bf16 chunk table", "[layout][pad]") {
+  // chunk, S(k=1), gcd, S(k=2), gcd
+  struct Row { int chunk; int s1, g1, s2, g2; int pick; };
+  const Row rows[] = {
+      {32, 20, 4, 24, 8, 8},    {56, 32, 32, 36, 4, 16}, {64, 36, 4, 40, 8, 8},
+      {72, 40, 8, 44, 4, 16},   {128, 68, 4, 72, 8, 8},
+  };
+  for (const Row& r : rows) {
+    INFO("chunk = " << r.chunk);
+    const long long s1 = strideWords(r.chunk + 16 / 2, 2);
+    const long long s2 = strideWords(r.chunk + 32 / 2, 2);
+    CHECK(s1 == r.s1);
+    CHECK(gcd(s1, 32) == r.g1);
+    CHECK(s2 == r.s2);
+    CHECK(gcd(s2, 32) == r.g2);
+    CHECK(pickPad(r.chunk, 2) == r.pick);
+    CHECK(paddedStride(r.chunk, 2) == r.chunk + r.pick);
+  }
+  // chunk 56: k = 1 (pad 8) lands on S = 32 words again; the rule takes k = 2.
+  CHECK(pickPad(56, 2) == 16);
+}
+
+TEST_CASE("pickPad reaches gcd 4 whenever chunk*E is a multiple of 16", "[layout][pad]") {
+  for (int e : {1, 2, 4}) {
+    for (int chunk = 1; chunk <= 1024; ++chunk) {
+      if ((chunk * e) % 16 != 0) continue;
+      const int pad = pickPad(chunk, e);
+      INFO("E = " << e << ", chunk = " << chunk << ", pad = " << pad);
+      CHECK(gcd(strideWords(chunk + pad, e), 32) == 4);
+      CHECK((pad * e) % 16 == 0);  // pads are whole multiples of 16 bytes
+    }
+  }
+}
+
+TEST_CASE("conflictDegree: seed 002 measured sweep (fp16, w=1)", "[layout][pad]") {
+  const int chunks[] = {16, 32, 64, 128};
+  const int pads[] = {0, 2, 4, 8, 16};
+  const int expected[4][5] = {
+      {8, 1, 2, 4, 16},
+      {16, 1, 2, 4, 8},
+      {32, 1, 2, 4, 8},
+      {32, 1, 2, 4, 8},
+  };
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j) {
+      INFO("chunk = " << chunks[i] << ", pad = " << pads[j]);
+      CHECK(conflictDegree(strideWords(chunks[i] + pads[j], 2), 1) == expected[i][j]);
+    }
+  // needsPad agrees with the 1-way entries (2-byte scalar reads, w = 1).
+  CHECK(needsPad(64, 2, 2));
+  CHECK_FALSE(needsPad(66, 2, 2));
+  CHECK(needsPad(68, 2, 2));
+}
+
+TEST_CASE("geometry helpers", "[layout][geometry]") {
+  CHECK(ceilDiv(10, 4) == 3);
+  CHECK(roundUp(10, 4) == 12);
+  CHECK(roundUp(12, 4) == 12);
+  CHECK(sliceElems(4096, 8) == 512);
+  CHECK(sliceElems(10, 4) == 4);
+  CHECK(sliceElems(1, 1) == 4);
+  CHECK(sliceElems(4097, 8) == 516);
+  for (long long n : {1LL, 3LL, 4LL, 1000LL, 4097LL, 65536LL, 100003LL})
+    for (int p : {1, 2, 4, 8, 16}) {
+      const long long s = sliceElems(n, p);
+      CHECK(s % kVecElems == 0);
+      CHECK(s * p >= n);                 // slices cover the row
+      CHECK((s - kVecElems) * p < n);    // and are the smallest such multiple of 4
+    }
+}
+
+TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
+  // 256 threads = 8 warps; qMax = 2, qSum = 3, 2 stages, fp32 kept.
+  const WorkloadGeometry g{4, 2, 2, 3, 256};
+  // warp partials 8*2*4 = 64, CTA partial 8 -> 16, slots 8*2*4 = 64.
+  CHECK(scratchBytes(g, 8, Protocol::Sync) == 64 + 16 + 64);
+  // Mbarrier: slots 8*3*4 = 96, mbarriers 2*8 = 16.
+  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 64 + 16 + 96 + 16);
+  // P = 1 keeps the uniform formula: slots 2*4 = 8 -> 16.
+  CHECK(scratchBytes(g, 1, Protocol::Sync) == 64 + 16 + 16);
+  CHECK(smemBytes(g, 65536, 8, Protocol::Sync) == 8192 * 4 + 144);
+
+  for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier})
+    for (int p : {1, 2, 4, 8, 16}) {
+      const SmemLayout l = smemLayout(g, 12345, p, proto);
+      CHECK(l.warpPartialsOffset == 0);
+      CHECK(l.ctaPartialOffset % 16 == 0);
+      CHECK(l.slotsOffset % 16 == 0);
+      CHECK(l.mbarOffset % 16 == 0);
+      CHECK(l.keepOffset % 16 == 0);
+      CHECK(l.ctaPartialOffset >= 8 * 2 * 4);
+      CHECK(l.slotsOffset - l.ctaPartialOffset >= 2 * 4);
+      const long long slotFloats = proto == Protocol::Sync ? p * 2 : p * 3;
+      CHECK(l.mbarOffset - l.slotsOffset >= slotFloats * 4);
+      CHECK(l.keepOffset - l.mbarOffset == (proto == Protocol::Mbarrier ? 16 : 0));
+      CHECK(l.keepOffset == scratchBytes(g, p, proto));
+      CHECK(l.keepBytes == sliceElems(12345, p) * 4);
+      CHECK(l.totalBytes == smemBytes(g, 12345, p, proto));
+    }
+}
+
+TEST_CASE("maxLegalN is the exact Eq. (3) boundary", "[layout][legality]") {
+  const WorkloadGeometry geoms[] = {
+      {4, 2, 1, 2, 256},   // LayerNorm (x kept)
+      {8, 2, 2, 3, 256},   // two kept fp32 arrays
+      {1, 1, 1, 1, 128},   // int8 kept
+      {12, 3, 4, 7, 512},
+      {4, 1, 1, 1, 1024},
+  };
+  for (const WorkloadGeometry& g : geoms)
+    for (int t = 0; t < kNumTargets; ++t)
+      for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier})
+        for (int p : {1, 2, 4, 8, 16}) {
+          const long long limit = targetAt(t).smemOptinBytes;
+          const long long n = maxLegalN(g, p, proto, limit);
+          INFO("keep " << g.keepBytesPerElem << " target " << targetAt(t).arch << " P " << p
+                       << " proto " << static_cast<int>(proto) << " maxN " << n);
+          REQUIRE(n > 0);
+          CHECK(n % (4LL * p) == 0);
+          CHECK(smemBytes(g, n, p, proto) <= limit);
+          CHECK(isLegal(g, n, p, proto, limit));
+          CHECK(smemBytes(g, n + 1, p, proto) > limit);
+          CHECK(smemBytes(g, n + 4LL * p, p, proto) > limit);
+        }
+  // LayerNorm on sm_90: scratch 32 + 16 + 16 = 64 B at P = 1, 32 + 16 + 32 = 80 B at P = 8.
+  const WorkloadGeometry ln{4, 2, 1, 2, 256};
+  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == (232448 - 64) / 4);
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 80) / 4 / 4 * 4));
+  // Nothing fits when the scratch alone exceeds the limit.
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 64) == 0);
+  // Nothing kept: bounded by 32-bit indexing only.
+  const WorkloadGeometry none{0, 1, 1, 1, 256};
+  CHECK(maxLegalN(none, 8, Protocol::Sync, 232448) == 2147483647LL / 32 * 32);
+}
+
+TEST_CASE("target table", "[layout][target]") {
+  const TargetInfo h = findTarget("sm_90");
+  REQUIRE(h.arch != nullptr);
+  CHECK(h.smemOptinBytes == 232448);
+  CHECK(h.maxPortableCluster == 8);
+  CHECK(h.maxNonPortableCluster == 16);
+  const TargetInfo b = findTarget("sm_100");
+  REQUIRE(b.arch != nullptr);
+  CHECK(b.smemOptinBytes == 232448);
+  CHECK(b.maxPortableCluster == 8);
+  CHECK(b.maxNonPortableCluster == 16);
+  const TargetInfo g = findTarget("sm_120");
+  REQUIRE(g.arch != nullptr);
+  CHECK(g.smemOptinBytes == 101376);
+  CHECK(g.maxPortableCluster == 8);
+  CHECK(g.maxNonPortableCluster == 8);
+  CHECK(findTarget("sm_90a").smemOptinBytes == 232448);
+  CHECK(findTarget("compute_120").smemOptinBytes == 101376);
+  CHECK(findTarget("sm_100f").maxNonPortableCluster == 16);
+  CHECK_FALSE(isKnownTarget("sm_89"));
+  CHECK_FALSE(isKnownTarget("sm_9"));
+  CHECK_FALSE(isKnownTarget("sm_900"));
+  CHECK_FALSE(isKnownTarget("sm_90x"));
+  CHECK_FALSE(isKnownTarget(""));
+  CHECK_FALSE(isKnownTarget(nullptr));
+}
