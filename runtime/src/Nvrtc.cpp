@@ -144,12 +144,8 @@ std::vector<std::string> defaultNvrtcIncludeDirs() {
   return {root + "/include", root + "/include/cccl"};
 }
 
-NvrtcResult compileToCubin(const std::string& source, const std::string& name,
-                           const NvrtcOptions& options) {
-  NvrtcResult result;
-  result.nvrtcVersion = nvrtcVersionString();
-
-  std::vector<std::string>& flags = result.flags;
+std::vector<std::string> nvrtcFlags(const NvrtcOptions& options) {
+  std::vector<std::string> flags;
   flags.push_back("--gpu-architecture=" + options.arch);
   flags.push_back("-std=c++17");
   const std::vector<std::string> dirs =
@@ -158,6 +154,16 @@ NvrtcResult compileToCubin(const std::string& source, const std::string& name,
   for (const std::string& d : options.defines) flags.push_back("-D" + d);
   if (options.ptxasVerbose) flags.push_back("--ptxas-options=-v");
   for (const std::string& f : options.extraFlags) flags.push_back(f);
+  return flags;
+}
+
+NvrtcResult compileToCubin(const std::string& source, const std::string& name,
+                           const NvrtcOptions& options) {
+  NvrtcResult result;
+  result.nvrtcVersion = nvrtcVersionString();
+
+  result.flags = nvrtcFlags(options);
+  const std::vector<std::string>& flags = result.flags;
 
   nvrtcProgram prog = nullptr;
   nvrtcResult rc = nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);

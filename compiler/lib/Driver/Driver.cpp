@@ -9,6 +9,7 @@
 #include "credit/Lang/Parser.h"
 #include "credit/Lang/Sema.h"
 #include "credit/Report/Report.h"
+#include "credit/Target/Cpp/ReferenceEmitter.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
 #include "credit/runtime/Nvrtc.h"
 
@@ -50,7 +51,9 @@ struct Options {
       cl::values(clEnumValN(EmitKind::Report, "report", "The static report (default)"),
                  clEnumValN(EmitKind::MLIR, "mlir",
                             "The credit dialect IR after canonicalization and CSE"),
-                 clEnumValN(EmitKind::Cuda, "cuda", "The CUDA C++ translation unit")),
+                 clEnumValN(EmitKind::Cuda, "cuda", "The CUDA C++ translation unit"),
+                 clEnumValN(EmitKind::Reference, "reference",
+                            "A float64 C++ reference of the workload (for testing)")),
       cl::cat(category)};
   cl::opt<std::string> report{"report",
                               cl::desc("Print the static report: --report or --report=json"),
@@ -119,8 +122,8 @@ int credit::driverMain(int argc, char **argv) {
                                         << "' (expected sm_90, sm_100 or sm_120)\n";
     return kExitUserError;
   }
-  if (opts.N < 0) {
-    WithColor::error(errs(), "creditc") << "--N must be positive\n";
+  if (opts.N < 0 || opts.N > kMaxRowElems) {
+    WithColor::error(errs(), "creditc") << "--N must be positive and at most " << kMaxRowElems << "\n";
     return kExitUserError;
   }
   std::vector<Variant> variants;
@@ -141,7 +144,9 @@ int credit::driverMain(int argc, char **argv) {
     return kExitUserError;
   }
   std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
-  bool wantCuda = opts.emit == EmitKind::Cuda || !opts.output.empty() || opts.compile;
+  bool wantReference = opts.emit == EmitKind::Reference;
+  bool wantCuda = !wantReference &&
+                  (opts.emit == EmitKind::Cuda || !opts.output.empty() || opts.compile);
   bool onlyMLIR = opts.emit == EmitKind::MLIR && !opts.report.getNumOccurrences();
 
   Compilation c(MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), displayName), errs());
@@ -152,7 +157,7 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.analyze = !onlyMLIR;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
-  if (wantCuda && c.kernels().size() > 1) {
+  if ((wantCuda || wantReference) && c.kernels().size() > 1) {
     WithColor::error(errs(), "creditc")
         << "'" << displayName << "' defines " << c.kernels().size()
         << " kernels; choose the one to generate with --kernel=<name>\n";
@@ -183,7 +188,7 @@ int credit::driverMain(int argc, char **argv) {
       }
     }
   }
-  if (!wantCuda)
+  if (!wantCuda && !wantReference)
     return anyRejected ? kExitRejected : kExitOk;
 
   mlir::credit::KernelOp kernel = kernels.front();
@@ -192,6 +197,18 @@ int credit::driverMain(int argc, char **argv) {
     errs() << r.location << ": error: kernel '" << r.kernel << "' is rejected (" << r.category
            << "), no CUDA is generated: " << r.reason << "\n";
     return kExitRejected;
+  }
+
+  if (wantReference) {
+    std::string ref;
+    raw_string_ostream os(ref);
+    if (failed(emitReference(kernel, displayName, os)))
+      return kExitUserError;
+    os.flush();
+    if (!opts.output.empty())
+      return writeAtomically(opts.output, ref) ? kExitOk : kExitUserError;
+    outs() << ref;
+    return kExitOk;
   }
 
   CudaEmitOptions emitOpts;

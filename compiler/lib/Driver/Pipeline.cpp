@@ -32,6 +32,14 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
   ast = parseModule(diags, sm.getMainFileID());
   if (diags.hadError())
     return UserError;
+  llvm::StringMap<llvm::SMLoc> kernelNames;
+  for (const ast::Kernel &k : ast.kernels) {
+    auto [it, inserted] = kernelNames.try_emplace(k.name, k.loc);
+    if (!inserted && !k.name.empty()) {
+      diags.error(k.loc, "duplicate kernel name '" + k.name + "'");
+      diags.note(it->second, "previously defined here");
+    }
+  }
   for (ast::Kernel &k : ast.kernels) {
     symbols.push_back(std::make_unique<KernelSymbols>());
     analyzeKernel(k, *symbols.back(), diags);

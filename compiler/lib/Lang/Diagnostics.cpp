@@ -102,6 +102,10 @@ void DiagEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
   }
   ++errors;
   emit(loc, llvm::SourceMgr::DK_Error, msg);
+  if (tooManyErrors() && !limitAnnounced) {
+    limitAnnounced = true;
+    os << "error: too many errors emitted, stopping now\n";
+  }
 }
 
 void DiagEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {

@@ -48,9 +48,13 @@ private:
   void advance() {
     prevEnd = tok.text.end();
     tok = lex.next();
-    // Malformed tokens were reported by the lexer; skip them here.
+    if (tok.is(Token::Error))
+      lastLexErrorLine = diags.lineAndColumn(tok.loc()).first;
+  }
+  /// Skips stray malformed tokens (already reported) between operands.
+  void skipErrorTokens() {
     while (tok.is(Token::Error))
-      tok = lex.next();
+      advance();
   }
   bool consumeIf(Token::Kind k) {
     if (!tok.is(k))
@@ -65,6 +69,10 @@ private:
     return false;
   }
   void errorAtToken(const std::string &msg) {
+    // A malformed token was already reported by the lexer: one error per
+    // line is enough.
+    if (tok.is(Token::Error) || (lastLexErrorLine && diags.lineAndColumn(tok.loc()).first == lastLexErrorLine))
+      return;
     if (tok.is(Token::Eof))
       diags.error(tok.loc(), msg + ", found end of file");
     else
@@ -122,6 +130,29 @@ private:
     }
   }
 
+  /// A declared name. A keyword in a name position is reported and taken as
+  /// the name, so recovery does not restart at it.
+  bool parseName(std::string &name, llvm::SMLoc &loc, llvm::StringRef what) {
+    if (tok.is(Token::Ident)) {
+      name = tok.text.str();
+      loc = tok.loc();
+      advance();
+      return true;
+    }
+    bool keyword = tok.is(Token::KwKernel) || tok.is(Token::KwIn) || tok.is(Token::KwOut) ||
+                   tok.is(Token::KwParam) || tok.is(Token::KwStage) || tok.is(Token::KwLet) ||
+                   tok.is(Token::KwBroadcast);
+    if (keyword) {
+      diags.error(tok.loc(), "'" + tok.text + "' is a keyword and cannot be used as " + what);
+      name = tok.text.str();
+      loc = tok.loc();
+      advance();
+      return true;
+    }
+    errorAtToken("expected " + what.str());
+    return false;
+  }
+
   std::optional<Kernel> parseKernel();
   bool parseItem(Kernel &k);
   std::optional<TypeRef> parseType();
@@ -140,6 +171,7 @@ private:
   Token tok;
   const char *prevEnd = nullptr;
   unsigned recursion = 0;
+  unsigned lastLexErrorLine = 0;
   bool fatal = false;
 };
 
@@ -169,15 +201,12 @@ std::optional<Kernel> Parser::parseKernel() {
   Kernel k;
   k.loc = tok.loc();
   advance(); // 'kernel'
-  if (!tok.is(Token::Ident)) {
-    errorAtToken("expected a kernel name after 'kernel'");
+  if (tok.is(Token::LBrace)) {
+    diags.error(tok.loc(), "expected a kernel name after 'kernel'");
+  } else if (!parseName(k.name, k.loc, "a kernel name")) {
     recover();
     if (!tok.is(Token::LBrace))
       return std::nullopt;
-  } else {
-    k.name = tok.text.str();
-    k.loc = tok.loc();
-    advance();
   }
   llvm::SMLoc open = tok.loc();
   if (!expect(Token::LBrace, "to open the kernel body"))
@@ -241,13 +270,8 @@ bool Parser::parseItem(Kernel &k) {
   case Token::KwIn: {
     advance();
     s.kind = Stmt::Input;
-    if (!tok.is(Token::Ident)) {
-      errorAtToken("expected an input name after 'in'");
+    if (!parseName(s.input.name, s.input.loc, "an input name"))
       return false;
-    }
-    s.input.name = tok.text.str();
-    s.input.loc = tok.loc();
-    advance();
     if (!expect(Token::Colon, "after the input name"))
       return false;
     auto t = parseType();
@@ -264,13 +288,8 @@ bool Parser::parseItem(Kernel &k) {
   case Token::KwOut: {
     advance();
     s.kind = Stmt::Output;
-    if (!tok.is(Token::Ident)) {
-      errorAtToken("expected an output name after 'out'");
+    if (!parseName(s.output.name, s.output.loc, "an output name"))
       return false;
-    }
-    s.output.name = tok.text.str();
-    s.output.loc = tok.loc();
-    advance();
     if (!expect(Token::Colon, "after the output name"))
       return false;
     auto t = parseType();
@@ -282,13 +301,8 @@ bool Parser::parseItem(Kernel &k) {
   case Token::KwParam: {
     advance();
     s.kind = Stmt::Param;
-    if (!tok.is(Token::Ident)) {
-      errorAtToken("expected a parameter name after 'param'");
+    if (!parseName(s.param.name, s.param.loc, "a parameter name"))
       return false;
-    }
-    s.param.name = tok.text.str();
-    s.param.loc = tok.loc();
-    advance();
     if (!expect(Token::Colon, "after the parameter name"))
       return false;
     auto t = parseType();
@@ -299,6 +313,10 @@ bool Parser::parseItem(Kernel &k) {
       return false;
     s.param.valueLoc = tok.loc();
     bool negative = consumeIf(Token::Minus);
+    if (tok.is(Token::Error)) { // a bad number, already reported
+      advance();
+      break;
+    }
     if (!tok.is(Token::Number)) {
       errorAtToken("expected a number as the parameter's value");
       return false;
@@ -317,13 +335,8 @@ bool Parser::parseItem(Kernel &k) {
   case Token::KwLet: {
     advance();
     s.kind = Stmt::Let;
-    if (!tok.is(Token::Ident)) {
-      errorAtToken("expected a name after 'let'");
+    if (!parseName(s.let.name, s.let.loc, "a name"))
       return false;
-    }
-    s.let.name = tok.text.str();
-    s.let.loc = tok.loc();
-    advance();
     if (!expect(Token::Equal, "after the name in 'let'"))
       return false;
     s.let.value = parseExpr();
@@ -347,6 +360,9 @@ bool Parser::parseItem(Kernel &k) {
       return false;
     break;
   }
+  case Token::Error: // already reported by the lexer
+    advance();
+    return true;
   default:
     errorAtToken("expected a declaration ('in', 'out', 'param', 'stage', 'let') or an output "
                  "assignment");
@@ -365,7 +381,7 @@ bool Parser::parseStage(StageDecl &stage) {
   while (!tok.is(Token::RBrace)) {
     if (fatal || diags.tooManyErrors())
       return false;
-    if (consumeIf(Token::Semi))
+    if (consumeIf(Token::Semi) || consumeIf(Token::Error))
       continue;
     if (tok.is(Token::Eof) || tok.is(Token::KwKernel) ||
         (atItemStart() && !tok.is(Token::RBrace))) {
@@ -409,6 +425,7 @@ ExprPtr Parser::parseExpr() {
   ExprPtr lhs = parseTerm();
   if (!lhs)
     return nullptr;
+  skipErrorTokens();
   while (tok.is(Token::Plus) || tok.is(Token::Minus)) {
     char op = tok.text[0];
     llvm::SMLoc loc = tok.loc();
@@ -421,6 +438,7 @@ ExprPtr Parser::parseExpr() {
     lhs->depth = depth;
     if (!checkDepth(*lhs))
       return nullptr;
+    skipErrorTokens();
   }
   return lhs;
 }
@@ -429,6 +447,7 @@ ExprPtr Parser::parseTerm() {
   ExprPtr lhs = parseUnary();
   if (!lhs)
     return nullptr;
+  skipErrorTokens();
   while (tok.is(Token::Star) || tok.is(Token::Slash)) {
     char op = tok.text[0];
     llvm::SMLoc loc = tok.loc();
@@ -441,6 +460,7 @@ ExprPtr Parser::parseTerm() {
     lhs->depth = depth;
     if (!checkDepth(*lhs))
       return nullptr;
+    skipErrorTokens();
   }
   return lhs;
 }
@@ -483,6 +503,13 @@ ExprPtr Parser::parsePostfix() {
   switch (tok.kind) {
   case Token::Number: {
     auto e = std::make_unique<NumberExpr>(loc, tok.number, tok.text.str());
+    advance();
+    return e;
+  }
+  case Token::Error: {
+    // A malformed number or character, already reported: stand in a 0 so the
+    // rest of the statement parses without a second error.
+    auto e = std::make_unique<NumberExpr>(loc, 0.0, tok.text.str());
     advance();
     return e;
   }

@@ -195,6 +195,15 @@ const Symbol *Sema::resolve(llvm::StringRef name, llvm::SMLoc loc, const Ctx &ct
   return s;
 }
 
+/// Where an expression starts in the source (a binary expression's own
+/// location is its operator).
+static llvm::SMLoc exprStart(const Expr &e) {
+  const Expr *cur = &e;
+  while (auto *b = llvm::dyn_cast<BinaryExpr>(cur))
+    cur = b->lhs.get();
+  return cur->loc;
+}
+
 bool Sema::containsReduction(const Expr &e) const {
   switch (e.kind) {
   case Expr::Call: {
@@ -499,21 +508,18 @@ bool Sema::run() {
     Stmt &s = k.body[idx];
     if (s.kind == Stmt::Input) {
       InputDecl &in = s.input;
+      // Type errors are reported, but the input is still declared so that its
+      // uses do not cascade into "unknown name" errors.
       if (in.type.elem == ElemType::F16 || in.type.elem == ElemType::BF16) {
         diags.error(in.type.loc, "'" + elemTypeName(in.type.elem) +
                                      "' inputs are not supported yet (f32 only in this version)");
         ok = false;
-        continue;
-      }
-      if (in.type.elem != ElemType::F32) {
+      } else if (in.type.elem != ElemType::F32) {
         diags.error(in.type.loc, "inputs must be f32; i8 is only an output type");
         ok = false;
-        continue;
-      }
-      if (in.broadcast && !in.type.perElement) {
+      } else if (in.broadcast && !in.type.perElement) {
         diags.error(in.broadcastLoc, "only a per-element input (f32[N]) can be 'broadcast'");
         ok = false;
-        continue;
       }
       auto kind = !in.type.perElement ? Symbol::ScalarInput
                   : in.broadcast      ? Symbol::BroadcastInput
@@ -540,19 +546,16 @@ bool Sema::run() {
         diags.error(o.type.loc, "'" + elemTypeName(o.type.elem) +
                                     "' outputs are not supported yet (f32 and i8 in this version)");
         ok = false;
-        continue;
-      }
-      if (o.type.elem == ElemType::I8 && !o.type.perElement) {
+      } else if (o.type.elem == ElemType::I8 && !o.type.perElement) {
         diags.error(o.type.loc, "a per-row output must be f32");
         ok = false;
-        continue;
       }
       Symbol *sym = declare(Symbol::Output, o.name, o.loc, static_cast<int>(idx), "an output");
       if (!sym) {
         ok = false;
         continue;
       }
-      sym->type = o.type.elem;
+      sym->type = o.type.elem == ElemType::I8 && o.type.perElement ? ElemType::I8 : ElemType::F32;
       sym->perElementOutput = o.type.perElement;
     }
   }
@@ -579,7 +582,7 @@ bool Sema::run() {
         sym->value = a.value.get();
         sym->expandedDepth = a.value->depth;
         if (a.value->level == Level::Element) {
-          diags.error(a.value->loc, "statistic '" + a.name +
+          diags.error(exprStart(*a.value), "statistic '" + a.name +
                                         "' is per-element; a stage statistic is one value per row: "
                                         "reduce it with sum(...), max(...) or min(...)");
           ok = false;
@@ -640,11 +643,11 @@ bool Sema::run() {
         continue;
       }
       if (!out->perElementOutput && a.value->level == Level::Element) {
-        diags.error(a.value->loc, "output '" + a.name +
+        diags.error(exprStart(*a.value), "output '" + a.name +
                                       "' is one value per row, but this expression is per-element");
         ok = false;
       } else if (out->type != a.value->type) {
-        diags.error(a.value->loc, "output '" + a.name + "' is " + elemTypeName(out->type) +
+        diags.error(exprStart(*a.value), "output '" + a.name + "' is " + elemTypeName(out->type) +
                                       " but the value is " + elemTypeName(a.value->type) +
                                       "; convert with " + elemTypeName(out->type) + "(...)");
         ok = false;

@@ -380,8 +380,16 @@ void KernelLowering::run() {
     for (size_t i = 0; i < elementOutputs.size(); ++i)
       applyResults[elementOutputs[i]] = apply.getResult(i);
   }
+  // Outputs in declaration order: that is the order of every generated
+  // signature (launchers, reference).
+  std::vector<const PendingOutput *> ordered;
   for (const PendingOutput &p : outputs)
-    b.create<cr::OutputOp>(p.l, p.name, p.elementExpr ? applyResults[&p] : p.rowValue);
+    ordered.push_back(&p);
+  llvm::stable_sort(ordered, [&](const PendingOutput *a, const PendingOutput *b) {
+    return syms.byName.lookup(a->name)->stmtIndex < syms.byName.lookup(b->name)->stmtIndex;
+  });
+  for (const PendingOutput *p : ordered)
+    b.create<cr::OutputOp>(p->l, p->name, p->elementExpr ? applyResults[p] : p->rowValue);
 }
 
 } // namespace

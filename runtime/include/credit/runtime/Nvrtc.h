@@ -53,6 +53,10 @@ NvrtcResult compileToCubin(const std::string& source, const std::string& name,
 // "major.minor" of the linked NVRTC.
 std::string nvrtcVersionString();
 
+// The exact options compileToCubin passes to NVRTC for `options`, in order
+// (the kernel cache hashes them).
+std::vector<std::string> nvrtcFlags(const NvrtcOptions& options);
+
 // Parses ptxas -v output (exposed for tests). Entries go to `kernels`,
 // properties of other functions to `functions`.
 void parsePtxasLog(const std::string& log, std::vector<KernelResources>& kernels,

@@ -1,7 +1,8 @@
 //===- Classify.cpp - credit-classify -------------------------------------===//
 //
 // Structural rejection (the paper's three rejection classes, plus the two
-// degenerate cases). In order of precedence:
+// degenerate cases). The structural constructs (scan, stencil, selection) come
+// first, and among them the one earliest in the source decides; then:
 //   scan       a prefix scan carries an ordered dependency along the row: split
 //              over P CTAs it needs an ordered hand-off per slice boundary, so
 //              K grows with P instead of staying at 2L;

@@ -67,8 +67,10 @@ struct CreditLegalityPass : public mlir::credit::impl::CreditLegalityBase<Credit
       kernel.emitError() << "unknown target '" << target << "' (expected sm_90, sm_100 or sm_120)";
       return signalPassFailure();
     }
-    if (N < 0) {
-      kernel.emitError() << "N must be positive, got " << N;
+    int64_t n = N;
+    if (n < 0 || n > ::credit::kMaxRowElems) {
+      kernel.emitError() << "N must be positive (at most " << ::credit::kMaxRowElems
+                         << "; 0 means no N), got " << n;
       return signalPassFailure();
     }
     Builder b(kernel.getContext());

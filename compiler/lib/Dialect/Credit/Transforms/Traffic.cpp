@@ -57,8 +57,11 @@ Traffic mlir::credit::computeTraffic(KernelOp kernel) {
     else
       t.fixedPerRow += 4;
   }
-  for (Operation *in : scalarsRead)
-    t.fixedPerRow += elementBytes(llvm::cast<InputOp>(in).getType());
+  // A per-row scalar is read once per row wherever it is used: directly by a
+  // pass, through row-level math (a let), or copied to a per-row output.
+  for (InputOp in : kernel.getInputOps())
+    if (in.getKind() == InputKind::scalar && (!in->use_empty() || scalarsRead.contains(in)))
+      t.fixedPerRow += elementBytes(in.getType());
   t.baseline += t.outputBytes;
   t.cluster += t.outputBytes;
   t.reread = t.baseline - t.cluster;

@@ -1,0 +1,258 @@
+//===- ReferenceEmitter.cpp - credit IR → float64 C++ reference -----------===//
+//
+// One SSA temporary per op, evaluated in double; every stage is one loop over
+// the row computing all of its reductions, like the kernels' stage passes.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Target/Cpp/ReferenceEmitter.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace credit;
+namespace cr = mlir::credit;
+
+namespace {
+
+class ReferenceEmitter {
+public:
+  ReferenceEmitter(cr::KernelOp k, llvm::raw_ostream &os) : kernel(k), os(os) {}
+  mlir::LogicalResult run(llvm::StringRef sourceName);
+
+private:
+  std::string fresh() { return "v" + std::to_string(counter++); }
+  std::string name(mlir::Value v) {
+    auto it = names.find(v);
+    assert(it != names.end() && "value used before it was emitted");
+    return it->second;
+  }
+  /// Emits one arith/math/credit element op; false if unsupported.
+  mlir::LogicalResult emitOp(mlir::Operation &op, unsigned indent);
+  mlir::LogicalResult emitBlockBody(mlir::Block &block, unsigned indent);
+
+  cr::KernelOp kernel;
+  llvm::raw_ostream &os;
+  llvm::DenseMap<mlir::Value, std::string> names;
+  unsigned counter = 0;
+};
+
+std::string literal(double v) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%.17g", v);
+  return s;
+}
+
+mlir::LogicalResult ReferenceEmitter::emitOp(mlir::Operation &op, unsigned indent) {
+  auto operand = [&](unsigned i) { return name(op.getOperand(i)); };
+  std::string expr;
+  bool ok = true;
+  llvm::TypeSwitch<mlir::Operation *>(&op)
+      .Case<mlir::arith::ConstantOp>([&](auto c) {
+        if (auto f = llvm::dyn_cast<mlir::FloatAttr>(c.getValue()))
+          expr = literal(f.getValueAsDouble());
+        else if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue()))
+          expr = std::to_string(i.getInt());
+        else
+          ok = false;
+      })
+      .Case<mlir::arith::AddFOp>([&](auto) { expr = operand(0) + " + " + operand(1); })
+      .Case<mlir::arith::SubFOp>([&](auto) { expr = operand(0) + " - " + operand(1); })
+      .Case<mlir::arith::MulFOp>([&](auto) { expr = operand(0) + " * " + operand(1); })
+      .Case<mlir::arith::DivFOp>([&](auto) { expr = operand(0) + " / " + operand(1); })
+      .Case<mlir::arith::NegFOp>([&](auto) { expr = "-" + operand(0); })
+      .Case<mlir::arith::MaxNumFOp>([&](auto) { expr = "std::fmax(" + operand(0) + ", " + operand(1) + ")"; })
+      .Case<mlir::arith::MinNumFOp>([&](auto) { expr = "std::fmin(" + operand(0) + ", " + operand(1) + ")"; })
+      .Case<mlir::math::AbsFOp>([&](auto) { expr = "std::fabs(" + operand(0) + ")"; })
+      .Case<mlir::math::ExpOp>([&](auto) { expr = "std::exp(" + operand(0) + ")"; })
+      .Case<mlir::math::LogOp>([&](auto) { expr = "std::log(" + operand(0) + ")"; })
+      .Case<mlir::math::SqrtOp>([&](auto) { expr = "std::sqrt(" + operand(0) + ")"; })
+      .Case<mlir::math::RsqrtOp>([&](auto) { expr = "1.0 / std::sqrt(" + operand(0) + ")"; })
+      .Case<mlir::math::TanhOp>([&](auto) { expr = "std::tanh(" + operand(0) + ")"; })
+      .Case<mlir::math::RoundOp>([&](auto) { expr = "std::round(" + operand(0) + ")"; })
+      .Case<mlir::arith::FPToSIOp>([&](auto) { expr = "credit_ref_to_i8(" + operand(0) + ")"; })
+      .Case<mlir::arith::SIToFPOp>([&](auto) { expr = "double(" + operand(0) + ")"; })
+      .Default([&](mlir::Operation *) { ok = false; });
+  if (!ok)
+    return op.emitError("the reference emitter does not support '")
+           << op.getName() << "' (rejected workloads have no reference)";
+  std::string v = fresh();
+  bool isInt = op.getResult(0).getType().isInteger(8);
+  os.indent(indent) << "const " << (isInt ? "int " : "double ") << v << " = " << expr << ";\n";
+  names[op.getResult(0)] = v;
+  return mlir::success();
+}
+
+mlir::LogicalResult ReferenceEmitter::emitBlockBody(mlir::Block &block, unsigned indent) {
+  for (mlir::Operation &op : block.without_terminator())
+    if (failed(emitOp(op, indent)))
+      return mlir::failure();
+  return mlir::success();
+}
+
+mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
+  std::string k = kernel.getSymName().str();
+  // Signature: inputs, then outputs, in declaration order.
+  std::vector<std::string> params;
+  llvm::DenseMap<mlir::Operation *, std::string> inputPtr;
+  for (cr::InputOp in : kernel.getInputOps()) {
+    params.push_back("const float* " + in.getName().str());
+    inputPtr[in] = in.getName().str();
+  }
+  for (cr::OutputOp out : kernel.getOutputOps()) {
+    mlir::Type t = out.getValue().getType();
+    bool i8 = cr::isRowType(t) && llvm::cast<cr::RowType>(t).getElementType().isInteger(8);
+    params.push_back(std::string(i8 ? "int8_t* " : "double* ") + out.getName().str());
+  }
+  params.push_back("long long M");
+  params.push_back("long long N");
+
+  os << "// float64 reference of kernel '" << k << "', generated by creditc --emit=reference\n"
+     << "// from " << sourceName << ". Inputs are the float32 data the GPU sees; every\n"
+     << "// operation is evaluated in double.\n"
+     << "#include <cmath>\n#include <cstdint>\n\n"
+     << "namespace {\n"
+     << "// i8(v): truncation toward zero, saturated to [-128, 127], NaN -> 0 (docs/dsl.md).\n"
+     << "inline int credit_ref_to_i8(double v) {\n"
+     << "  if (std::isnan(v)) return 0;\n"
+     << "  if (v <= -128.0) return -128;\n"
+     << "  if (v >= 127.0) return 127;\n"
+     << "  return static_cast<int>(std::trunc(v));\n"
+     << "}\n"
+     << "} // namespace\n\n"
+     << "extern \"C\" void credit_" << k << "_reference(";
+  for (size_t i = 0; i < params.size(); ++i)
+    os << (i ? ",\n    " : "") << params[i];
+  os << ") {\n";
+  os << "  for (long long row = 0; row < M; ++row) {\n";
+  const unsigned ind = 4;
+
+  // Value of operand `in` inside an element loop at index i.
+  auto elementRef = [&](mlir::Value input) -> std::string {
+    auto in = input.getDefiningOp<cr::InputOp>();
+    if (!in)
+      return name(input);
+    switch (in.getKind()) {
+    case cr::InputKind::row: return "double(" + inputPtr[in] + "[row * N + i])";
+    case cr::InputKind::broadcast: return "double(" + inputPtr[in] + "[i])";
+    case cr::InputKind::scalar: return "double(" + inputPtr[in] + "[row])";
+    }
+    return "";
+  };
+
+  for (mlir::Operation &op : kernel.getBodyBlock()) {
+    if (auto in = llvm::dyn_cast<cr::InputOp>(op)) {
+      if (in.getKind() == cr::InputKind::scalar) {
+        std::string v = fresh();
+        os.indent(ind) << "const double " << v << " = double(" << in.getName() << "[row]);  // "
+                       << in.getName() << "\n";
+        names[in.getResult()] = v;
+      }
+      continue;
+    }
+    if (auto p = llvm::dyn_cast<cr::ParamOp>(op)) {
+      std::string v = fresh();
+      os.indent(ind) << "const double " << v << " = "
+                     << literal(p.getValue().convertToDouble()) << ";  // param " << p.getName()
+                     << "\n";
+      names[p.getResult()] = v;
+      continue;
+    }
+    if (auto rw = llvm::dyn_cast<cr::RowWidthOp>(op)) {
+      std::string v = fresh();
+      os.indent(ind) << "const double " << v << " = double(N);\n";
+      names[rw.getResult()] = v;
+      continue;
+    }
+    if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
+      os.indent(ind) << "// stage " << stage.getStageIndex() + 1 << "\n";
+      auto reds = stage.getReductions();
+      std::vector<std::string> accs;
+      for (cr::ElementRegionOpInterface red : reds) {
+        auto r = llvm::dyn_cast<cr::ReduceOp>(red.getOperation());
+        if (!r)
+          return red->emitError("the reference emitter supports sum, max and min reductions only");
+        std::string acc = fresh();
+        const char *init = r.getKind() == cr::ReduceKind::sum   ? "0.0"
+                           : r.getKind() == cr::ReduceKind::max ? "-INFINITY"
+                                                                : "INFINITY";
+        os.indent(ind) << "double " << acc << " = " << init << ";\n";
+        accs.push_back(acc);
+      }
+      os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
+      for (auto [j, red] : llvm::enumerate(reds)) {
+        auto r = llvm::cast<cr::ReduceOp>(red.getOperation());
+        mlir::Block &body = r.getBodyBlock();
+        for (mlir::BlockArgument arg : body.getArguments()) {
+          std::string v = fresh();
+          os.indent(ind + 2) << "const double " << v << " = " << elementRef(r.getInputForArg(arg))
+                             << ";\n";
+          names[arg] = v;
+        }
+        if (failed(emitBlockBody(body, ind + 2)))
+          return mlir::failure();
+        std::string g = name(r.getYieldedValues()[0]);
+        const std::string &acc = accs[j];
+        switch (r.getKind()) {
+        case cr::ReduceKind::sum: os.indent(ind + 2) << acc << " += " << g << ";\n"; break;
+        case cr::ReduceKind::max: os.indent(ind + 2) << acc << " = std::fmax(" << acc << ", " << g << ");\n"; break;
+        case cr::ReduceKind::min: os.indent(ind + 2) << acc << " = std::fmin(" << acc << ", " << g << ");\n"; break;
+        }
+      }
+      os.indent(ind) << "}\n";
+      for (auto [j, red] : llvm::enumerate(reds))
+        names[red->getResult(0)] = accs[j];
+      // Row-level post-math of the stage.
+      for (mlir::Operation &inner : stage.getBodyBlock().without_terminator())
+        if (!llvm::isa<cr::ElementRegionOpInterface>(inner) && failed(emitOp(inner, ind)))
+          return mlir::failure();
+      for (auto [i, result] : llvm::enumerate(stage.getResults())) {
+        std::string v = name(stage.getYieldOp().getOperand(i));
+        os.indent(ind) << "// " << stage.getResultName(i) << " = " << v << "\n";
+        names[result] = v;
+      }
+      continue;
+    }
+    if (auto apply = llvm::dyn_cast<cr::ApplyOp>(op)) {
+      os.indent(ind) << "// h\n";
+      os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
+      mlir::Block &body = apply.getBodyBlock();
+      for (mlir::BlockArgument arg : body.getArguments()) {
+        std::string v = fresh();
+        os.indent(ind + 2) << "const double " << v << " = " << elementRef(apply.getInputForArg(arg))
+                           << ";\n";
+        names[arg] = v;
+      }
+      if (failed(emitBlockBody(body, ind + 2)))
+        return mlir::failure();
+      for (auto [i, result] : llvm::enumerate(apply.getResults())) {
+        cr::OutputOp out;
+        for (mlir::Operation *user : result.getUsers())
+          out = llvm::dyn_cast<cr::OutputOp>(user);
+        bool i8 = llvm::cast<cr::RowType>(result.getType()).getElementType().isInteger(8);
+        os.indent(ind + 2) << out.getName() << "[row * N + i] = "
+                           << (i8 ? "static_cast<int8_t>(" : "") << name(apply.getYieldedValues()[i])
+                           << (i8 ? ")" : "") << ";\n";
+      }
+      os.indent(ind) << "}\n";
+      continue;
+    }
+    if (auto out = llvm::dyn_cast<cr::OutputOp>(op)) {
+      if (!cr::isRowType(out.getValue().getType()))
+        os.indent(ind) << out.getName() << "[row] = " << name(out.getValue()) << ";\n";
+      continue;
+    }
+    if (failed(emitOp(op, ind)))
+      return mlir::failure();
+  }
+  os << "  }\n}\n";
+  return mlir::success();
+}
+
+} // namespace
+
+mlir::LogicalResult credit::emitReference(cr::KernelOp kernel, llvm::StringRef sourceName,
+                                          llvm::raw_ostream &os) {
+  return ReferenceEmitter(kernel, os).run(sourceName);
+}
