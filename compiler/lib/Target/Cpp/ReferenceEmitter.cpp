@@ -96,14 +96,15 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
   // Signature: inputs, then outputs, in declaration order.
   std::vector<std::string> params;
   llvm::DenseMap<mlir::Operation *, std::string> inputPtr;
+  // Source names get a prefix: a .credit name may be a C++ keyword or `M`.
   for (cr::InputOp in : kernel.getInputOps()) {
-    params.push_back("const float* " + in.getName().str());
-    inputPtr[in] = in.getName().str();
+    params.push_back("const float* in_" + in.getName().str());
+    inputPtr[in] = "in_" + in.getName().str();
   }
   for (cr::OutputOp out : kernel.getOutputOps()) {
     mlir::Type t = out.getValue().getType();
     bool i8 = cr::isRowType(t) && llvm::cast<cr::RowType>(t).getElementType().isInteger(8);
-    params.push_back(std::string(i8 ? "int8_t* " : "double* ") + out.getName().str());
+    params.push_back(std::string(i8 ? "int8_t* out_" : "double* out_") + out.getName().str());
   }
   params.push_back("long long M");
   params.push_back("long long N");
@@ -143,12 +144,9 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
 
   for (mlir::Operation &op : kernel.getBodyBlock()) {
     if (auto in = llvm::dyn_cast<cr::InputOp>(op)) {
-      if (in.getKind() == cr::InputKind::scalar) {
-        std::string v = fresh();
-        os.indent(ind) << "const double " << v << " = double(" << in.getName() << "[row]);  // "
-                       << in.getName() << "\n";
-        names[in.getResult()] = v;
-      }
+      // A per-row input used by row-level math is read in place.
+      if (in.getKind() == cr::InputKind::scalar)
+        names[in.getResult()] = "double(" + inputPtr[in] + "[row])";
       continue;
     }
     if (auto p = llvm::dyn_cast<cr::ParamOp>(op)) {
@@ -231,7 +229,7 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
         for (mlir::Operation *user : result.getUsers())
           out = llvm::dyn_cast<cr::OutputOp>(user);
         bool i8 = llvm::cast<cr::RowType>(result.getType()).getElementType().isInteger(8);
-        os.indent(ind + 2) << out.getName() << "[row * N + i] = "
+        os.indent(ind + 2) << "out_" << out.getName() << "[row * N + i] = "
                            << (i8 ? "static_cast<int8_t>(" : "") << name(apply.getYieldedValues()[i])
                            << (i8 ? ")" : "") << ";\n";
       }
@@ -240,13 +238,33 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
     }
     if (auto out = llvm::dyn_cast<cr::OutputOp>(op)) {
       if (!cr::isRowType(out.getValue().getType()))
-        os.indent(ind) << out.getName() << "[row] = " << name(out.getValue()) << ";\n";
+        os.indent(ind) << "out_" << out.getName() << "[row] = " << name(out.getValue()) << ";\n";
       continue;
     }
     if (failed(emitOp(op, ind)))
       return mlir::failure();
   }
-  os << "  }\n}\n";
+  os << "  }\n}\n\n";
+
+  // Type-erased entry point for generic test harnesses: the same arguments as
+  // an array, in the same order.
+  os << "extern \"C\" void credit_" << k
+     << "_reference_generic(const void* const* args, long long M, long long N) {\n"
+     << "  credit_" << k << "_reference(";
+  unsigned argIndex = 0;
+  for (cr::InputOp in : kernel.getInputOps()) {
+    (void)in;
+    os << (argIndex ? ", " : "") << "static_cast<const float*>(args[" << argIndex << "])";
+    ++argIndex;
+  }
+  for (cr::OutputOp out : kernel.getOutputOps()) {
+    mlir::Type t = out.getValue().getType();
+    bool i8 = cr::isRowType(t) && llvm::cast<cr::RowType>(t).getElementType().isInteger(8);
+    os << (argIndex ? ", " : "") << "static_cast<" << (i8 ? "int8_t" : "double")
+       << "*>(const_cast<void*>(args[" << argIndex << "]))";
+    ++argIndex;
+  }
+  os << ", M, N);\n}\n";
   return mlir::success();
 }
 

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The H200 benchmark: creditc's kernels against torch.compile, hand-written Triton
+and our own matched CUDA baselines (reread, staged), fp32.
+
+    python3 bench/run_bench.py --gen .gpu/gen --out $OUT [--workloads a,b] [--N 4096,65536]
+
+Builds the generated .cu files of --gen into shared libraries (nvcc -arch=sm_90),
+calls them through ctypes on torch tensors, and for every workload and N:
+  - checks every variant's output against eager PyTorch before timing it,
+  - times eager PyTorch, torch.compile (compile time excluded: compiled and run
+    once before timing), the Triton peer (fixed config, no autotuning), and every
+    creditc variant (reread, staged where legal, cluster x {sync, mbarrier} x legal P),
+  - CUDA events, L2 flushed between iterations, warm-up, median of 15 (timing.py),
+  - bandwidth on compulsory bytes (each input read once, each output written once)
+    as a fraction of a 1 GiB device-to-device copy.
+Writes results.json incrementally (one record per measurement) so a run cut short
+still leaves what it measured.
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "peers"))
+
+import torch  # noqa: E402
+
+import timing  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402
+
+NS = [4096, 8192, 16384, 32768, 65536, 131072, 262144]
+
+
+def build_libs(gen, outdir):
+    """nvcc each generated .cu into a shared library, in parallel."""
+    libs = {}
+    jobs = []
+    for name in WORKLOADS:
+        src = os.path.join(gen, f"{name}.cu")
+        so = os.path.join(outdir, f"libcredit_{name}.so")
+        cmd = ["nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", src, "-o", so]
+        jobs.append((name, so, cmd))
+
+    def run(job):
+        name, so, cmd = job
+        subprocess.run(cmd, check=True)
+        return name, so
+
+    with ThreadPoolExecutor(max_workers=6) as ex:
+        for name, so in ex.map(run, jobs):
+            libs[name] = ctypes.CDLL(so)
+    return libs
+
+
+class CreditKernels:
+    """ctypes view of one generated file's generic launch API."""
+
+    def __init__(self, lib, name):
+        self.name = name
+        self.launch_fn = getattr(lib, f"credit_{name}_launch_generic")
+        self.launch_fn.restype = ctypes.c_int
+        self.launch_fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_longlong,
+                                   ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+        self.max_n = getattr(lib, f"credit_{name}_max_legal_n")
+        self.max_n.restype = ctypes.c_longlong
+        self.max_n.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+        self.status = getattr(lib, f"credit_{name}_status_string")
+        self.status.restype = ctypes.c_char_p
+        self.status.argtypes = [ctypes.c_int]
+
+    def configs(self, N):
+        out = [("reread", 1, 0)]
+        if self.max_n(b"staged", 1, 0) >= N:
+            out.append(("staged", 1, 0))
+        for protocol in (0, 1):
+            for P in (2, 4, 8, 16):
+                if self.max_n(b"cluster", P, protocol) >= N:
+                    out.append(("cluster", P, protocol))
+        return out
+
+    def launcher(self, variant, P, protocol, tensors, M, N):
+        ptrs = (ctypes.c_void_p * len(tensors))(*[t.data_ptr() for t in tensors])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        v = variant.encode()
+
+        def fn():
+            rc = self.launch_fn(v, ptrs, M, N, P, protocol, stream)
+            if rc != 0:
+                raise RuntimeError(f"{self.name} {variant} P={P}: launch status {rc}: "
+                                   f"{self.status(rc).decode()}")
+        return fn
+
+
+def label(variant, P, protocol):
+    if variant == "cluster":
+        return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
+    return variant
+
+
+def max_rel_err(outs, refs):
+    worst = 0.0
+    for o, r in zip(outs, refs):
+        if o.dtype == torch.int8:
+            worst = max(worst, float((o.int() - r.int()).abs().max().item() > 1))
+            continue
+        o64, r64 = o.double(), r.double()
+        mask = ~torch.isnan(r64)
+        num = torch.linalg.vector_norm((o64 - r64)[mask])
+        den = torch.linalg.vector_norm(r64[mask]).clamp_min(1e-30)
+        worst = max(worst, float(num / den))
+    return worst
+
+
+def device_record():
+    q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total",
+                        "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    return {"nvidia_smi": q, "torch": torch.__version__,
+            "triton": __import__("triton").__version__,
+            "cuda": torch.version.cuda,
+            "sm_count": torch.cuda.get_device_properties(0).multi_processor_count}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gen", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--N", default=",".join(map(str, NS)))
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    t_start = time.time()
+
+    libs = build_libs(args.gen, "/tmp")
+    commit = open(os.path.join(args.gen, "commit")).read().strip() if os.path.exists(
+        os.path.join(args.gen, "commit")) else "unknown"
+    ceiling = timing.copy_ceiling()
+    meta = {"date": datetime.datetime.utcnow().isoformat() + "Z", "commit": commit,
+            "device": device_record(), "copy_ceiling_GBps": ceiling, "reps": args.reps,
+            "method": "CUDA events, 256 MiB L2 flush between iterations, 5 warm-up, median"}
+    print(json.dumps(meta), flush=True)
+    results_path = os.path.join(args.out, "results.jsonl")
+    with open(results_path, "w") as f:
+        f.write(json.dumps({"meta": meta}) + "\n")
+
+    def record(rec):
+        with open(results_path, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+    # N outermost, so a run cut by --budget-s still covers every workload.
+    for N in map(int, args.N.split(",")):
+        for name in args.workloads.split(","):
+            wl = WORKLOADS[name]
+            ck = CreditKernels(libs[name], name)
+            M = wl.default_M
+            if time.time() - t_start > args.budget_s:
+                print(f"budget reached, skipping {name} N={N}", flush=True)
+                continue
+            ins = wl.make_inputs(M, N, seed=N, device="cuda")
+            ref = wl.eager(*ins)
+            cbytes = wl.compulsory_bytes(M, N)
+            row = {"workload": name, "M": M, "N": N, "compulsory_bytes": cbytes}
+
+            def measure(impl, fn, outs=None):
+                try:
+                    fn()
+                    torch.cuda.synchronize()
+                    err = max_rel_err(outs, ref) if outs is not None else None
+                    t = timing.bench(fn, reps=args.reps)
+                    gbps = cbytes / (t["median_ms"] * 1e-3) / 1e9
+                    rec = dict(row, impl=impl, median_ms=t["median_ms"], min_ms=t["min_ms"],
+                               all_ms=t["all"], GBps=gbps, frac_copy=gbps / ceiling, max_rel_err=err)
+                except Exception as e:  # record, never abort the sweep
+                    rec = dict(row, impl=impl, error=str(e)[:300])
+                record(rec)
+                msg = rec.get("error") or f"{rec['median_ms']:.4f} ms {rec['frac_copy']*100:5.1f}% copy err={rec['max_rel_err']}"
+                print(f"{name:18s} N={N:7d} {impl:26s} {msg}", flush=True)
+
+            measure("torch_eager", lambda: wl.eager(*ins))
+            try:
+                cfn = wl.compiled()
+                t0 = time.time()
+                cfn(*ins)
+                torch.cuda.synchronize()
+                record(dict(row, impl="torch_compile_compile_s", seconds=time.time() - t0))
+                couts = cfn(*ins)
+                measure("torch_compile", lambda: cfn(*ins), couts)
+            except Exception as e:
+                record(dict(row, impl="torch_compile", error=str(e)[:300]))
+            touts = wl.alloc_outputs(M, N)
+            measure("triton", lambda: wl.triton(*ins, *touts), touts)
+            for variant, P, protocol in ck.configs(N):
+                outs = wl.alloc_outputs(M, N)
+                fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
+                measure("credit_" + label(variant, P, protocol), fn, outs)
+            del ins, ref
+            torch.cuda.empty_cache()
+    print(f"done in {time.time() - t_start:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+// Device-side helpers of the GPU tests: fresh random inputs (a counter-based
+// hash, so filling gigabytes costs milliseconds) and a count of output words
+// still holding the poison pattern (= never written).
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace {
+__device__ __forceinline__ uint64_t splitmix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+__global__ void fillUniformKernel(float *p, size_t n, uint64_t seed, float lo, float hi) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t h = splitmix64(seed ^ (i * 0xD1B54A32D192ED03ull));
+    float u = (h >> 40) * (1.0f / 16777216.0f); // [0, 1)
+    p[i] = lo + (hi - lo) * u;
+  }
+}
+
+__global__ void countPoisonKernel(const uint32_t *words, size_t n, uint32_t poison,
+                                  unsigned long long *count) {
+  unsigned long long local = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    local += words[i] == poison;
+  if (local)
+    atomicAdd(count, local);
+}
+
+__global__ void countPoisonBytesKernel(const uint8_t *bytes, size_t n, uint8_t poison,
+                                       unsigned long long *count) {
+  unsigned long long local = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    local += bytes[i] == poison;
+  if (local)
+    atomicAdd(count, local);
+}
+} // namespace
+
+cudaError_t creditTestFillUniform(float *p, size_t n, uint64_t seed, float lo, float hi) {
+  if (n == 0)
+    return cudaSuccess;
+  fillUniformKernel<<<1024, 256>>>(p, n, seed, lo, hi);
+  return cudaGetLastError();
+}
+
+cudaError_t creditTestCountPoison(const void *p, size_t bytes, bool byteWise, unsigned long long *out) {
+  unsigned long long *d = nullptr;
+  cudaError_t err = cudaMalloc(&d, sizeof(*d));
+  if (err != cudaSuccess)
+    return err;
+  cudaMemset(d, 0, sizeof(*d));
+  if (byteWise)
+    countPoisonBytesKernel<<<1024, 256>>>(static_cast<const uint8_t *>(p), bytes, 0x80, d);
+  else
+    countPoisonKernel<<<1024, 256>>>(static_cast<const uint32_t *>(p), bytes / 4, 0xFFFFFFFFu, d);
+  err = cudaMemcpy(out, d, sizeof(*out), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return err;
+}

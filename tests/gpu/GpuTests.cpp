@@ -1,0 +1,409 @@
+// GPU correctness of every generated kernel variant against the float64
+// reference that creditc derives from the same IR (--emit=reference).
+//
+// For each workload, N and M: fresh random inputs (seed printed on failure),
+// outputs poisoned before every launch, every variant and legal cluster size
+// launched through the generated launch API, then
+//   - no output word still holds the poison (every element written),
+//   - f32 outputs: ||out - ref|| / ||ref|| <= 1e-5 over the checked rows
+//     (NaN exactly where the reference is NaN),
+//   - i8 outputs: exact, except rounding ties of x/s (|diff| = 1, at most
+//     1 in 10^4 elements), since the kernel divides in f32 and the reference in f64.
+// Rows checked: all when M <= 64, otherwise 16 rows (first, second, middle,
+// last and 12 random ones): the reference is a host loop in double.
+//
+// CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: one odd
+// shape, every variant, for compute-sanitizer). Without a GPU every test case skips with a visible
+// warning.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+cudaError_t creditTestFillUniform(float *p, size_t n, uint64_t seed, float lo, float hi);
+cudaError_t creditTestCountPoison(const void *p, size_t bytes, bool byteWise, unsigned long long *out);
+
+using LaunchFn = int (*)(const char *variant, void *const *args, long long M, long long N, int P,
+                         int protocol, cudaStream_t stream);
+using ReferenceFn = void (*)(const void *const *args, long long M, long long N);
+using SignatureFn = const char *(*)();
+using MaxLegalFn = long long (*)(const char *variant, int P, int protocol);
+using StatusFn = const char *(*)(int);
+
+#define CREDIT_WORKLOAD(K)                                                                        \
+  extern "C" int credit_##K##_launch_generic(const char *, void *const *, long long, long long,  \
+                                             int, int, cudaStream_t);                             \
+  extern "C" void credit_##K##_reference_generic(const void *const *, long long, long long);     \
+  extern "C" const char *credit_##K##_signature();                                               \
+  extern "C" long long credit_##K##_max_legal_n(const char *, int, int);                         \
+  extern "C" const char *credit_##K##_status_string(int);
+#include "credit_gpu_registry.inc"
+#undef CREDIT_WORKLOAD
+
+namespace {
+
+struct Workload {
+  const char *name;
+  LaunchFn launch;
+  ReferenceFn reference;
+  SignatureFn signature;
+  MaxLegalFn maxLegalN;
+  StatusFn status;
+};
+
+const Workload kWorkloads[] = {
+#define CREDIT_WORKLOAD(K)                                                                        \
+  {#K, credit_##K##_launch_generic, credit_##K##_reference_generic, credit_##K##_signature,      \
+   credit_##K##_max_legal_n, credit_##K##_status_string},
+#include "credit_gpu_registry.inc"
+#undef CREDIT_WORKLOAD
+};
+
+/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar:f32|i8".
+struct Arg {
+  std::string name;
+  bool input = true;
+  enum Kind { Row, Broadcast, Scalar } kind = Row;
+  bool i8 = false;
+  size_t count(long long M, long long N) const {
+    return kind == Row ? size_t(M) * size_t(N) : kind == Broadcast ? size_t(N) : size_t(M);
+  }
+  size_t elemBytes() const { return i8 ? 1 : 4; }
+};
+
+std::vector<Arg> parseSignature(const std::string &sig) {
+  std::vector<Arg> args;
+  std::stringstream ss(sig);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    if (item.empty())
+      continue;
+    std::vector<std::string> f;
+    std::stringstream is(item);
+    std::string part;
+    while (std::getline(is, part, ':'))
+      f.push_back(part);
+    REQUIRE(f.size() == 4);
+    Arg a;
+    a.name = f[0];
+    a.input = f[1] == "in";
+    a.kind = f[2] == "row" ? Arg::Row : f[2] == "broadcast" ? Arg::Broadcast : Arg::Scalar;
+    a.i8 = f[3] == "i8";
+    args.push_back(a);
+  }
+  return args;
+}
+
+std::string gpuUnavailableReason() {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess)
+    return cudaGetErrorString(err);
+  if (n == 0)
+    return "no CUDA device";
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  if (prop.major < 9)
+    return std::string("device ") + prop.name + " has compute capability < 9.0 (no clusters)";
+  return "";
+}
+
+std::string scope() {
+  const char *s = std::getenv("CREDIT_GPU_TEST_SCOPE");
+  return s ? s : "full";
+}
+
+struct Config {
+  std::string variant; // cluster, staged, reread
+  int P;
+  int protocol; // 0 sync, 1 mbarrier
+  std::string label() const {
+    if (variant == "cluster")
+      return "cluster_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
+    return variant;
+  }
+};
+
+struct Totals {
+  int launches = 0, skippedLimit = 0, failures = 0;
+};
+
+/// Everything allocated for one (workload, M, N).
+class Problem {
+public:
+  Problem(const Workload &w, long long M, long long N, uint64_t seed)
+      : w(w), M(M), N(N), args(parseSignature(w.signature())) {
+    for (const Arg &a : args) {
+      void *p = nullptr;
+      size_t bytes = std::max<size_t>(a.count(M, N) * a.elemBytes(), 16);
+      REQUIRE(cudaMalloc(&p, bytes) == cudaSuccess);
+      device.push_back(p);
+    }
+    // Inputs: U(-1, 1); weights of wvar_bwd must be positive (S_w = sum(w) is a divisor).
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg &a = args[i];
+      if (!a.input)
+        continue;
+      bool positive = std::string(w.name) == "wvar_bwd" && a.name == "w";
+      REQUIRE(creditTestFillUniform(static_cast<float *>(device[i]), a.count(M, N), seed + 7919 * i,
+                                    positive ? 0.5f : -1.0f, positive ? 1.5f : 1.0f) ==
+              cudaSuccess);
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    chooseRows(seed);
+    computeReference();
+  }
+  ~Problem() {
+    for (void *p : device)
+      cudaFree(p);
+  }
+
+  /// Runs one configuration; returns false (after reporting) on a failure.
+  bool run(const Config &c, Totals &totals) {
+    INFO(w.name << " M=" << M << " N=" << N << " " << c.label());
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!args[i].input)
+        REQUIRE(cudaMemset(device[i], args[i].i8 ? 0x80 : 0xFF, args[i].count(M, N) * args[i].elemBytes()) ==
+                cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    int status = w.launch(c.variant.c_str(), device.data(), M, N, c.P, c.protocol, nullptr);
+    if (status == 5 /* ClusterTooLarge: beyond this device's cluster limit */) {
+      ++totals.skippedLimit;
+      return true;
+    }
+    INFO("launch status " << status << ": " << w.status(status));
+    CHECK(status == 0);
+    if (status != 0) {
+      ++totals.failures;
+      return false;
+    }
+    cudaError_t err = cudaDeviceSynchronize();
+    INFO("kernel: " << cudaGetErrorString(err));
+    REQUIRE(err == cudaSuccess);
+    ++totals.launches;
+    bool ok = true;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg &a = args[i];
+      if (a.input)
+        continue;
+      unsigned long long poisoned = 0;
+      REQUIRE(creditTestCountPoison(device[i], a.count(M, N) * a.elemBytes(), a.i8, &poisoned) ==
+              cudaSuccess);
+      INFO("output " << a.name << ": " << poisoned << " elements never written");
+      CHECK(poisoned == 0);
+      ok &= poisoned == 0;
+      ok &= compareOutput(i);
+    }
+    if (!ok)
+      ++totals.failures;
+    return ok;
+  }
+
+private:
+  void chooseRows(uint64_t seed) {
+    if (M <= 64) {
+      for (long long r = 0; r < M; ++r)
+        rows.push_back(r);
+      return;
+    }
+    std::mt19937_64 rng(seed);
+    rows = {0, 1, M / 2, M - 1};
+    while (rows.size() < 16)
+      rows.push_back(static_cast<long long>(rng() % static_cast<uint64_t>(M)));
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  }
+
+  /// Copies the checked rows of the inputs to the host and runs the reference
+  /// on them as a compact problem of rows.size() rows.
+  void computeReference() {
+    long long R = static_cast<long long>(rows.size());
+    hostIn.resize(args.size());
+    refOut.resize(args.size());
+    refI8.resize(args.size());
+    std::vector<const void *> refArgs(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg &a = args[i];
+      if (a.input) {
+        auto &h = hostIn[i];
+        if (a.kind == Arg::Broadcast) {
+          h.resize(size_t(N));
+          REQUIRE(cudaMemcpy(h.data(), device[i], size_t(N) * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        } else {
+          size_t per = a.kind == Arg::Row ? size_t(N) : 1;
+          h.resize(rows.size() * per);
+          for (size_t r = 0; r < rows.size(); ++r)
+            REQUIRE(cudaMemcpy(h.data() + r * per, static_cast<float *>(device[i]) + rows[r] * per,
+                               per * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        }
+        refArgs[i] = h.data();
+      } else if (a.i8) {
+        refI8[i].resize(a.count(R, N));
+        refArgs[i] = refI8[i].data();
+      } else {
+        refOut[i].resize(a.count(R, N));
+        refArgs[i] = refOut[i].data();
+      }
+    }
+    w.reference(refArgs.data(), R, N);
+  }
+
+  bool compareOutput(size_t i) {
+    const Arg &a = args[i];
+    size_t per = a.kind == Arg::Row ? size_t(N) : 1;
+    std::vector<float> gotF;
+    std::vector<int8_t> gotI;
+    if (a.i8)
+      gotI.resize(rows.size() * per);
+    else
+      gotF.resize(rows.size() * per);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      char *src = static_cast<char *>(device[i]) + size_t(rows[r]) * per * a.elemBytes();
+      void *dst = a.i8 ? static_cast<void *>(gotI.data() + r * per) : static_cast<void *>(gotF.data() + r * per);
+      REQUIRE(cudaMemcpy(dst, src, per * a.elemBytes(), cudaMemcpyDeviceToHost) == cudaSuccess);
+    }
+    if (a.i8) {
+      size_t mismatches = 0, bad = 0;
+      for (size_t e = 0; e < gotI.size(); ++e) {
+        int d = std::abs(int(gotI[e]) - int(refI8[i][e]));
+        mismatches += d != 0;
+        bad += d > 1;
+      }
+      size_t allowed = std::max<size_t>(1, gotI.size() / 10000);
+      INFO("output " << a.name << " (i8): " << mismatches << " of " << gotI.size()
+                     << " differ (rounding ties allowed: " << allowed << "), " << bad << " by more than 1");
+      CHECK(bad == 0);
+      CHECK(mismatches <= allowed);
+      return bad == 0 && mismatches <= allowed;
+    }
+    double num = 0, den = 0, maxAbs = 0;
+    size_t nanMismatch = 0;
+    for (size_t e = 0; e < gotF.size(); ++e) {
+      double ref = refOut[i][e], got = gotF[e];
+      if (std::isnan(ref) || std::isnan(got)) {
+        nanMismatch += std::isnan(ref) != std::isnan(got);
+        continue;
+      }
+      num += (got - ref) * (got - ref);
+      den += ref * ref;
+      maxAbs = std::max(maxAbs, std::fabs(got - ref));
+    }
+    double rel = den > 0 ? std::sqrt(num / den) : maxAbs;
+    INFO("output " << a.name << ": relative L2 error " << rel << ", max abs error " << maxAbs
+                   << ", NaN mismatches " << nanMismatch);
+    CHECK(nanMismatch == 0);
+    CHECK(rel <= 1e-5);
+    return nanMismatch == 0 && rel <= 1e-5;
+  }
+
+  const Workload &w;
+  long long M, N;
+  std::vector<Arg> args;
+  std::vector<void *> device;
+  std::vector<long long> rows;
+  std::vector<std::vector<float>> hostIn;
+  std::vector<std::vector<double>> refOut;
+  std::vector<std::vector<int8_t>> refI8;
+};
+
+/// CREDIT_GPU_TEST_MAX_P caps the cluster size (compute-sanitizer's synccheck
+/// misreports clusters of 16: docs/testing.md).
+int maxClusterP() {
+  const char *s = std::getenv("CREDIT_GPU_TEST_MAX_P");
+  return s ? std::atoi(s) : 16;
+}
+
+std::vector<Config> configsFor(const Workload &w, long long N) {
+  std::vector<Config> out;
+  out.push_back({"reread", 1, 0});
+  if (w.maxLegalN("staged", 1, 0) >= N)
+    out.push_back({"staged", 1, 0});
+  for (int protocol : {0, 1})
+    for (int P : {2, 4, 8, 16})
+      if (P <= maxClusterP() && w.maxLegalN("cluster", P, protocol) >= N)
+        out.push_back({"cluster", P, protocol});
+  return out;
+}
+
+void runWorkload(const Workload &w) {
+  std::string why = gpuUnavailableReason();
+  if (!why.empty()) {
+    WARN("SKIPPED: no usable GPU (" << why << "): " << w.name << " not run");
+    return;
+  }
+  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 16384, 65536, 131072, 262144};
+  std::vector<long long> Ms = {1, 7, 2048};
+  if (scope() == "small") {
+    Ns = {1, 31, 1000, 4099};
+    Ms = {1, 7};
+  } else if (scope() == "tiny") { // under compute-sanitizer: every variant, one odd shape
+    Ns = {4099};
+    Ms = {3};
+  }
+  std::random_device rd;
+  Totals totals;
+  for (long long N : Ns)
+    for (long long M : Ms) {
+      std::vector<Config> configs = configsFor(w, N);
+      uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
+      INFO("seed " << seed);
+      Problem problem(w, M, N, seed);
+      for (const Config &c : configs)
+        problem.run(c, totals);
+    }
+  std::printf("%-20s %5d launches checked, %d skipped (cluster size above the device limit), %d failed\n",
+              w.name, totals.launches, totals.skippedLimit, totals.failures);
+  std::fflush(stdout);
+  CHECK(totals.failures == 0);
+}
+
+} // namespace
+
+TEST_CASE("every variant of every workload matches the float64 reference", "[gpu]") {
+  for (const Workload &w : kWorkloads) {
+    SECTION(w.name) { runWorkload(w); }
+  }
+}
+
+TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
+  std::string why = gpuUnavailableReason();
+  if (!why.empty()) {
+    WARN("SKIPPED: no usable GPU (" << why << ")");
+    return;
+  }
+  for (const Workload &w : kWorkloads) {
+    INFO(w.name);
+    std::vector<Arg> args = parseSignature(w.signature());
+    std::vector<void *> null(args.size(), nullptr);
+    CHECK(w.launch("reread", null.data(), 4, 1024, 1, 0, nullptr) == 1); // NullPointer
+    // A misaligned pointer (f32 needs 4-byte alignment).
+    std::vector<void *> bufs;
+    for (const Arg &a : args) {
+      void *p = nullptr;
+      REQUIRE(cudaMalloc(&p, a.count(4, 1024) * a.elemBytes() + 16) == cudaSuccess);
+      bufs.push_back(p);
+    }
+    std::vector<void *> shifted = bufs;
+    shifted[0] = static_cast<char *>(bufs[0]) + 1;
+    CHECK(w.launch("reread", shifted.data(), 4, 1024, 1, 0, nullptr) == 2); // Misaligned
+    CHECK(w.launch("cluster", bufs.data(), 4, 1024, 3, 0, nullptr) == 4);   // BadClusterSize
+    CHECK(w.launch("cluster", bufs.data(), 4, 1024, 2, 7, nullptr) != 0);   // bad protocol
+    CHECK(w.launch("reread", bufs.data(), -1, 1024, 1, 0, nullptr) == 3);   // BadShape
+    long long tooWide = w.maxLegalN("staged", 1, 0) + 4;
+    CHECK(w.launch("staged", bufs.data(), 1, tooWide, 1, 0, nullptr) != 0); // Eq. 3
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    for (void *p : bufs)
+      cudaFree(p);
+  }
+}
