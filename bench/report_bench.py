@@ -100,6 +100,18 @@ def markdown(meta, shapes, nstar):
     lines.append("|---|---|")
     for w, n in nstar.items():
         lines.append(f"| {w} | {n if n else 'not reached'} |")
+    tags = sorted({k.split("_", 1)[0] for s in shapes for k in s["times_ms"]
+                   if not k.startswith(("credit_", "torch_", "triton"))})
+    if tags:
+        lines.append("\nOther generated configurations (best clustered variant, ms):\n")
+        lines.append("| workload | N | credit (default) | " + " | ".join(tags) + " |")
+        lines.append("|---|---:|---:|" + "---:|" * len(tags))
+        for s in shapes:
+            def best(prefix):
+                ts = [v for k, v in s["times_ms"].items() if k.startswith(prefix + "_cluster")]
+                return f"{min(ts):.4f}" if ts else "-"
+            lines.append(f"| {s['workload']} | {s['N']} | {best('credit')} | " +
+                         " | ".join(best(t) for t in tags) + " |")
     gm = geomean([s["speedup"] for s in shapes if s["N"] == 65536])
     gmc = geomean([s["cluster_speedup"] for s in shapes if s["N"] == 65536])
     if gm:

@@ -126,6 +126,25 @@ def device_record():
             "sm_count": torch.cuda.get_device_properties(0).multi_processor_count}
 
 
+def run_peers(wl, ins, row, measure):
+    """Times eager PyTorch, torch.compile (compiled and run once first, so the
+    compile time is recorded apart and excluded) and the Triton peer."""
+    measure("torch_eager", lambda: wl.eager(*ins))
+    try:
+        cfn = wl.compiled()
+        t0 = time.time()
+        cfn(*ins)
+        torch.cuda.synchronize()
+        measure.record(dict(row, impl="torch_compile_compile_s", seconds=time.time() - t0))
+        couts = cfn(*ins)
+        measure("torch_compile", lambda: cfn(*ins), couts)
+    except Exception as e:
+        measure.record(dict(row, impl="torch_compile", error=str(e)[:300]))
+    M, N = row["M"], row["N"]
+    touts = wl.alloc_outputs(M, N)
+    measure("triton", lambda: wl.triton(*ins, *touts), touts)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gen", required=True)
@@ -134,15 +153,22 @@ def main():
     ap.add_argument("--N", default=",".join(map(str, NS)))
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this")
+    ap.add_argument("--extra-gen", default="", help="more generated dirs (other CTA sizes): tag=dir,...")
+    ap.add_argument("--no-peers", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
 
     libs = build_libs(args.gen, "/tmp")
+    extra = {}  # tag -> libs of another generated dir (e.g. another CTA size)
+    for item in filter(None, args.extra_gen.split(",")):
+        tag, d = item.split("=", 1)
+        os.makedirs(f"/tmp/{tag}", exist_ok=True)
+        extra[tag] = build_libs(d, f"/tmp/{tag}")
     commit = open(os.path.join(args.gen, "commit")).read().strip() if os.path.exists(
         os.path.join(args.gen, "commit")) else "unknown"
     ceiling = timing.copy_ceiling()
-    meta = {"date": datetime.datetime.utcnow().isoformat() + "Z", "commit": commit,
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "commit": commit,
             "device": device_record(), "copy_ceiling_GBps": ceiling, "reps": args.reps,
             "method": "CUDA events, 256 MiB L2 flush between iterations, 5 warm-up, median"}
     print(json.dumps(meta), flush=True)
@@ -182,24 +208,20 @@ def main():
                 record(rec)
                 msg = rec.get("error") or f"{rec['median_ms']:.4f} ms {rec['frac_copy']*100:5.1f}% copy err={rec['max_rel_err']}"
                 print(f"{name:18s} N={N:7d} {impl:26s} {msg}", flush=True)
+            measure.record = record
 
-            measure("torch_eager", lambda: wl.eager(*ins))
-            try:
-                cfn = wl.compiled()
-                t0 = time.time()
-                cfn(*ins)
-                torch.cuda.synchronize()
-                record(dict(row, impl="torch_compile_compile_s", seconds=time.time() - t0))
-                couts = cfn(*ins)
-                measure("torch_compile", lambda: cfn(*ins), couts)
-            except Exception as e:
-                record(dict(row, impl="torch_compile", error=str(e)[:300]))
-            touts = wl.alloc_outputs(M, N)
-            measure("triton", lambda: wl.triton(*ins, *touts), touts)
+            if not args.no_peers:
+                run_peers(wl, ins, row, measure)
             for variant, P, protocol in ck.configs(N):
                 outs = wl.alloc_outputs(M, N)
                 fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
                 measure("credit_" + label(variant, P, protocol), fn, outs)
+            for tag, tlibs in extra.items():
+                tk = CreditKernels(tlibs[name], name)
+                for variant, P, protocol in tk.configs(N):
+                    outs = wl.alloc_outputs(M, N)
+                    fn = tk.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
+                    measure(f"{tag}_" + label(variant, P, protocol), fn, outs)
             del ins, ref
             torch.cuda.empty_cache()
     print(f"done in {time.time() - t_start:.0f} s", flush=True)

@@ -7,14 +7,17 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 creditc="${CREDITC:-$root/build/bin/creditc}"
 out="$root/.gpu"
-rm -rf "$out/gen" && mkdir -p "$out/gen" "$out/include"
-: > "$out/gen/credit_gpu_registry.inc"
+gen="$out/${GEN_NAME:-gen}"          # several CTA sizes: GEN_NAME=gen512 CTA_THREADS=512
+threads="${CTA_THREADS:-256}"
+rm -rf "$gen" && mkdir -p "$gen" "$out/include"
+: > "$gen/credit_gpu_registry.inc"
 for k in layernorm wvar_bwd pearson_bwd softmax_logits_bwd lars quant_int8; do
-  "$creditc" "$root/dsl_examples/$k.credit" -o "$out/gen/$k.cu"
-  "$creditc" "$root/dsl_examples/$k.credit" --emit=reference -o "$out/gen/${k}_ref.cpp"
-  "$creditc" "$root/dsl_examples/$k.credit" --report=json > "$out/gen/$k.report.json"
-  echo "CREDIT_WORKLOAD($k)" >> "$out/gen/credit_gpu_registry.inc"
+  "$creditc" "$root/dsl_examples/$k.credit" --cta-threads="$threads" -o "$gen/$k.cu"
+  "$creditc" "$root/dsl_examples/$k.credit" --emit=reference -o "$gen/${k}_ref.cpp"
+  "$creditc" "$root/dsl_examples/$k.credit" --cta-threads="$threads" --report=json > "$gen/$k.report.json"
+  echo "CREDIT_WORKLOAD($k)" >> "$gen/credit_gpu_registry.inc"
 done
 cp -r /usr/include/catch2 "$out/include/"
-git -C "$root" rev-parse HEAD > "$out/gen/commit" 2>/dev/null || true
+git -C "$root" rev-parse HEAD > "$gen/commit" 2>/dev/null || true
+echo "$threads" > "$gen/cta_threads"
 echo "prepared $out (carry it: run(carry=['.gpu']))"

@@ -62,6 +62,10 @@ struct Options {
                        cl::cat(category)};
   cl::opt<std::string> arch{"arch", cl::desc("Target: sm_90, sm_100 or sm_120"),
                             cl::init("sm_90"), cl::cat(category)};
+  cl::opt<int> threads{"cta-threads",
+                       cl::desc("Threads per CTA of the generated kernels: 128, 256 (default), "
+                                "512 or 1024 (changes S_scratch, hence Eq. 3)"),
+                       cl::init(256), cl::cat(category)};
   cl::opt<std::string> kernel{"kernel", cl::desc("Only this kernel of the file"),
                               cl::cat(category)};
   cl::list<std::string> variants{
@@ -122,6 +126,10 @@ int credit::driverMain(int argc, char **argv) {
                                         << "' (expected sm_90, sm_100 or sm_120)\n";
     return kExitUserError;
   }
+  if (opts.threads != 128 && opts.threads != 256 && opts.threads != 512 && opts.threads != 1024) {
+    WithColor::error(errs(), "creditc") << "--cta-threads must be 128, 256, 512 or 1024\n";
+    return kExitUserError;
+  }
   if (opts.N < 0 || opts.N > kMaxRowElems) {
     WithColor::error(errs(), "creditc") << "--N must be positive and at most " << kMaxRowElems << "\n";
     return kExitUserError;
@@ -154,6 +162,7 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.arch = opts.arch;
   pipeline.N = opts.N;
   pipeline.kernel = opts.kernel;
+  pipeline.threads = opts.threads;
   pipeline.analyze = !onlyMLIR;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
@@ -215,6 +224,7 @@ int credit::driverMain(int argc, char **argv) {
   emitOpts.arch = opts.arch;
   emitOpts.variants = variants;
   emitOpts.sourceName = displayName;
+  emitOpts.threads = opts.threads;
   std::string cuda;
   {
     raw_string_ostream os(cuda);

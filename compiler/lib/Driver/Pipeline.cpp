@@ -60,6 +60,8 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
   }
 
   registerCreditDialects(ctx);
+  // A located message is enough; no IR dump under every diagnostic.
+  ctx.printOpOnDiagnostic(false);
   // MLIR diagnostics (verifier, pass errors) print like ours: file:line:col,
   // the source line and a caret.
   mlirDiags = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sm, &ctx, diagOS);
@@ -77,6 +79,7 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
     mlir::credit::AnalysisPipelineOptions analysis;
     analysis.target = options.arch;
     analysis.N = options.N;
+    analysis.threads = options.threads;
     mlir::credit::buildAnalysisPipeline(pm, analysis);
   }
   if (failed(pm.run(*moduleOp)))

@@ -29,6 +29,7 @@ namespace credit {
 struct PipelineOptions {
   std::string arch = "sm_90"; // target of the legality table
   long long N = 0;            // row width for the legality table (0: none)
+  int threads = 256;          // threads per CTA of the generated kernels
   std::string kernel;         // only this kernel ("" = all)
   bool analyze = true;        // false: stop after canonicalize + CSE
 };

@@ -245,12 +245,12 @@ mlir::LogicalResult KernelEmitter::analyze() {
 
   traffic = cr::computeTraffic(kernel);
   barriers = cr::computeBarriers(kernel);
-  geo = cr::computeGeometry(kernel);
+  geo = cr::computeGeometry(kernel, options.threads);
   L = static_cast<int>(traffic.L);
   if (L < 1)
     return kernel.emitError("cannot generate CUDA: the kernel has no stage");
-  if (geo.threads != cr::kThreadsPerCta)
-    return kernel.emitError("cannot generate CUDA: unexpected CTA size");
+  if (!cr::isSupportedCtaSize(geo.threads))
+    return kernel.emitError("cannot generate CUDA: threads per CTA must be 128, 256, 512 or 1024");
 
   for (const char *n : kInternalNames)
     names.reserve(n);
@@ -673,10 +673,12 @@ void KernelEmitter::emitMetadata() {
 #ifndef CREDIT_UNROLL_VEC1
 #define CREDIT_UNROLL_VEC1 8
 #endif
-#ifndef CREDIT_MIN_CTAS_PER_SM
-#define CREDIT_MIN_CTAS_PER_SM 3
-#endif
-static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
+)cuda";
+  // 768 threads' worth of CTAs per SM: 85 registers per thread at most, which
+  // every variant fits without spilling (256 threads: 3 CTAs).
+  os << formatv("#ifndef CREDIT_MIN_CTAS_PER_SM\n#define CREDIT_MIN_CTAS_PER_SM {0}\n#endif\n",
+                std::max(1, 768 / geo.threads));
+  os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
 
 )cuda";
   os << "namespace " << ns << " {\n\n";

@@ -30,6 +30,7 @@ struct CudaEmitOptions {
   std::string arch = "sm_90";     // sm_90, sm_100, sm_120
   std::vector<Variant> variants;  // empty: all
   std::string sourceName;         // the .credit path, for the header comment
+  int threads = 256;              // threads per CTA (128, 256, 512, 1024)
 };
 
 /// Emits the CUDA C++ translation unit for `kernel` (which must have passed the

@@ -19,7 +19,7 @@ namespace mlir::credit {
 using namespace mlir;
 using namespace mlir::credit;
 
-::credit::WorkloadGeometry mlir::credit::computeGeometry(KernelOp kernel) {
+::credit::WorkloadGeometry mlir::credit::computeGeometry(KernelOp kernel, int threads) {
   Traffic t = computeTraffic(kernel);
   ::credit::WorkloadGeometry g{};
   g.keepBytesPerElem = static_cast<int>(t.keep);
@@ -30,13 +30,14 @@ using namespace mlir::credit;
     g.qMax = std::max(g.qMax, q);
     g.qSum += q;
   }
-  g.threads = kThreadsPerCta;
+  g.threads = threads;
   return g;
 }
 
 llvm::SmallVector<LegalityEntry>
-mlir::credit::computeLegality(KernelOp kernel, const ::credit::TargetInfo &target, int64_t N) {
-  ::credit::WorkloadGeometry g = computeGeometry(kernel);
+mlir::credit::computeLegality(KernelOp kernel, const ::credit::TargetInfo &target, int64_t N,
+                              int threads) {
+  ::credit::WorkloadGeometry g = computeGeometry(kernel, threads);
   llvm::SmallVector<LegalityEntry> rows;
   for (int P : {1, 2, 4, 8, 16}) {
     if (P > target.maxNonPortableCluster)
@@ -73,9 +74,13 @@ struct CreditLegalityPass : public mlir::credit::impl::CreditLegalityBase<Credit
                          << "; 0 means no N), got " << n;
       return signalPassFailure();
     }
+    if (!isSupportedCtaSize(threads)) {
+      kernel.emitError() << "threads must be 128, 256, 512 or 1024, got " << static_cast<int>(threads);
+      return signalPassFailure();
+    }
     Builder b(kernel.getContext());
     llvm::SmallVector<Attribute> table;
-    for (const LegalityEntry &e : computeLegality(kernel, info, N)) {
+    for (const LegalityEntry &e : computeLegality(kernel, info, N, threads)) {
       llvm::SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("P", b.getI64IntegerAttr(e.P)),
           b.getNamedAttr("portable", b.getBoolAttr(e.portable)),
@@ -92,6 +97,7 @@ struct CreditLegalityPass : public mlir::credit::impl::CreditLegalityBase<Credit
     llvm::SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("target", b.getStringAttr(info.arch)),
         b.getNamedAttr("smem_limit", b.getI64IntegerAttr(info.smemOptinBytes)),
+        b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
         b.getNamedAttr("table", b.getArrayAttr(table)),
     };
     if (N > 0)

@@ -29,6 +29,7 @@ void mlir::credit::buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipeli
   CreditLegalityOptions legality;
   legality.target = opts.target;
   legality.N = opts.N;
+  legality.threads = opts.threads;
   kpm.addPass(createCreditLegality(legality));
   kpm.addPass(createCreditClassify());
 }

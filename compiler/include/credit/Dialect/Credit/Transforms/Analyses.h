@@ -57,13 +57,18 @@ struct Barriers {
 };
 Barriers computeBarriers(KernelOp kernel);
 
-/// Threads per CTA of every generated kernel variant (8 warps). The shared-
-/// memory scratch, hence Eq. 3, depends on it, so the legality analysis and the
-/// code generator take it from here.
+/// Default threads per CTA of every generated kernel variant (8 warps). The
+/// shared-memory scratch, hence Eq. 3, depends on it, so the legality analysis
+/// and the code generator take it from the same option (`--threads`).
 constexpr int kThreadsPerCta = 256;
+/// CTA sizes the code generator supports (whole warps, at most 32 warps so one
+/// warp can combine the warp partials).
+inline bool isSupportedCtaSize(int threads) {
+  return threads == 128 || threads == 256 || threads == 512 || threads == 1024;
+}
 
 /// The figures the shared-memory layout depends on (runtime/Layout.h).
-::credit::WorkloadGeometry computeGeometry(KernelOp kernel);
+::credit::WorkloadGeometry computeGeometry(KernelOp kernel, int threads = kThreadsPerCta);
 
 /// One row of the Eq. 3 legality table.
 struct LegalityEntry {
@@ -77,7 +82,7 @@ struct LegalityEntry {
 /// Cluster sizes 1 (the one-CTA staged kernel), 2, 4, 8 and, where the target
 /// allows non-portable clusters, 16.
 llvm::SmallVector<LegalityEntry> computeLegality(KernelOp kernel, const ::credit::TargetInfo &target,
-                                                 int64_t N);
+                                                 int64_t N, int threads = kThreadsPerCta);
 
 /// Structural classification (accepted or one of the rejection categories).
 struct Classification {

@@ -25,6 +25,8 @@ struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOpti
                              llvm::cl::init("sm_90")};
   Option<int64_t> N{*this, "N", llvm::cl::desc("Row width for the legality table (0: none)"),
                     llvm::cl::init(0)};
+  Option<int> threads{*this, "threads", llvm::cl::desc("Threads per CTA (128, 256, 512, 1024)"),
+                      llvm::cl::init(256)};
 };
 
 /// canonicalize, cse, canonicalize: what `--emit=mlir` prints after.

@@ -40,6 +40,8 @@ def CreditLegality : Pass<"credit-legality", "::mlir::credit::KernelOp"> {
            "Target architecture: sm_90, sm_100 or sm_120">,
     Option<"N", "N", "int64_t", /*default=*/"0",
            "Row width to test (0: only the largest legal N per P)">,
+    Option<"threads", "threads", "int", /*default=*/"256",
+           "Threads per CTA of the generated kernels (128, 256, 512, 1024)">,
   ];
   let dependentDialects = ["::mlir::credit::CreditDialect"];
 }
