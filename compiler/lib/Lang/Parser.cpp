@@ -158,6 +158,7 @@ private:
   std::optional<TypeRef> parseType();
   bool parseStage(StageDecl &stage);
 
+  ExprPtr parseBinaryLevel(ExprPtr (Parser::*operand)(), Token::Kind op1, Token::Kind op2);
   ExprPtr parseExpr();
   ExprPtr parseTerm();
   ExprPtr parseUnary();
@@ -421,16 +422,17 @@ bool Parser::checkDepth(const Expr &e) {
   return false;
 }
 
-ExprPtr Parser::parseExpr() {
-  ExprPtr lhs = parseTerm();
+/// One left-associative precedence level: operand ((op1 | op2) operand)*.
+ExprPtr Parser::parseBinaryLevel(ExprPtr (Parser::*operand)(), Token::Kind op1, Token::Kind op2) {
+  ExprPtr lhs = (this->*operand)();
   if (!lhs)
     return nullptr;
   skipErrorTokens();
-  while (tok.is(Token::Plus) || tok.is(Token::Minus)) {
+  while (tok.is(op1) || tok.is(op2)) {
     char op = tok.text[0];
     llvm::SMLoc loc = tok.loc();
     advance();
-    ExprPtr rhs = parseTerm();
+    ExprPtr rhs = (this->*operand)();
     if (!rhs)
       return nullptr;
     unsigned depth = 1 + std::max(lhs->depth, rhs->depth);
@@ -443,27 +445,9 @@ ExprPtr Parser::parseExpr() {
   return lhs;
 }
 
-ExprPtr Parser::parseTerm() {
-  ExprPtr lhs = parseUnary();
-  if (!lhs)
-    return nullptr;
-  skipErrorTokens();
-  while (tok.is(Token::Star) || tok.is(Token::Slash)) {
-    char op = tok.text[0];
-    llvm::SMLoc loc = tok.loc();
-    advance();
-    ExprPtr rhs = parseUnary();
-    if (!rhs)
-      return nullptr;
-    unsigned depth = 1 + std::max(lhs->depth, rhs->depth);
-    lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
-    lhs->depth = depth;
-    if (!checkDepth(*lhs))
-      return nullptr;
-    skipErrorTokens();
-  }
-  return lhs;
-}
+ExprPtr Parser::parseExpr() { return parseBinaryLevel(&Parser::parseTerm, Token::Plus, Token::Minus); }
+
+ExprPtr Parser::parseTerm() { return parseBinaryLevel(&Parser::parseUnary, Token::Star, Token::Slash); }
 
 namespace {
 /// Bounds the parser's own recursion (parentheses, unary minus, call arguments).

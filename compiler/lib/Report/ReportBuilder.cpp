@@ -87,6 +87,7 @@ Report (::credit::buildReport)(Operation *op) {
   if (auto leg = kernel->getAttrOfType<DictionaryAttr>("credit.legality")) {
     r.target = leg.getAs<StringAttr>("target").str();
     r.smemLimit = getInt(leg, "smem_limit");
+    r.threads = static_cast<int>(getInt(leg, "threads", 256));
     if (leg.get("N"))
       r.N = getInt(leg, "N");
     if (auto table = leg.getAs<ArrayAttr>("table"))

@@ -69,7 +69,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
 
   if (!r.target.empty()) {
     os << "  legality       Eq. 3 on " << r.target << ": keep*ceil(N/P) + S_scratch <= "
-       << r.smemLimit << " B (" << kib(r.smemLimit) << ") per CTA\n";
+       << r.smemLimit << " B (" << kib(r.smemLimit) << ") per CTA of " << r.threads
+       << " threads\n";
     os << "      P  cluster        S_scratch(sync/mbar)   max N";
     if (r.N)
       os << llvm::formatv("       smem at N={0}", *r.N);
@@ -147,6 +148,7 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
     }
     llvm::json::Object leg{{"target", r.target},
                            {"smem_limit_bytes", r.smemLimit},
+                           {"threads", r.threads},
                            {"table", std::move(table)}};
     if (r.N) {
       leg["N"] = *r.N;

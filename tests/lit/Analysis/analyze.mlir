@@ -27,7 +27,7 @@
 // CHECK-SAME: {P = 1 : i64, legal = true, max_N = 25328 : i64, portable = true, scratch_mbarrier = 80 : i64, scratch_sync = 64 : i64, smem = 32832 : i64},
 // CHECK-SAME: {P = 2 : i64, legal = true, max_N = 50656 : i64, portable = true, scratch_mbarrier = 80 : i64, scratch_sync = 64 : i64, smem = 16448 : i64},
 // CHECK-SAME: {P = 4 : i64, legal = true, max_N = 101312 : i64, portable = true, scratch_mbarrier = 96 : i64, scratch_sync = 64 : i64, smem = 8256 : i64},
-// CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202592 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 80 : i64, smem = 4176 : i64}], target = "sm_120"},
+// CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202592 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 80 : i64, smem = 4176 : i64}], target = "sm_120", threads = 256 : i64},
 // CHECK-SAME: credit.passes = [{pass = "stage 1", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "stage 2", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "h", reads = ["x", "dy"], reads_broadcast = ["g"], reads_scalar = []}],
 // CHECK-SAME: credit.traffic = {L = 2 : i64, baseline = 20 : i64, ceiling = 1.666666666666666{{[0-9]*}} : f64, cluster = 12 : i64, fixed_broadcast_per_element = 4 : i64, fixed_per_row = 0 : i64, keep = 4 : i64, kept = ["x"], outputs = 4 : i64, q = array<i64: 1, 1>, reread = 8 : i64}}
 // CHECK-NOT:   credit.neighbor
@@ -41,7 +41,7 @@
 
 // Defaults: sm_90, no N (no smem / legal fields).
 // DEFAULT: credit.legality = {smem_limit = 232448 : i64, table = [{P = 1 : i64, max_N = 58096 : i64, portable = true, scratch_mbarrier = 80 : i64, scratch_sync = 64 : i64}
-// DEFAULT-SAME: target = "sm_90"}
+// DEFAULT-SAME: target = "sm_90", threads = 256 : i64}
 credit.kernel @pipeline {
   %x = credit.input "x" row : !credit.row<f32>
   %dy = credit.input "dy" row : !credit.row<f32>

@@ -36,7 +36,7 @@
 // SM90-SAME: {P = 4 : i64, legal = true, max_N = 77424 : i64, portable = true, scratch_mbarrier = 192 : i64, scratch_sync = 160 : i64, smem = 196768 : i64},
 // SM90-SAME: {P = 8 : i64, legal = true, max_N = 154816 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 208 : i64, smem = 98512 : i64},
 // SM90-SAME: {P = 16 : i64, legal = true, max_N = 309504 : i64, portable = false, scratch_mbarrier = 384 : i64, scratch_sync = 304 : i64, smem = 49456 : i64}],
-// SM90-SAME: target = "sm_90"}}
+// SM90-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // N = 1000 exercises the slice rounding: ceil(1000/P) = 1000, 500, 250, 125, 63
 // -> slice 1000, 500, 252, 128, 64 -> smem 12000+128 = 12128 | 6000+144 = 6144
@@ -48,7 +48,7 @@
 // N1000-SAME: {P = 4 : i64, legal = true, {{.*}} smem = 3184 : i64},
 // N1000-SAME: {P = 8 : i64, legal = true, {{.*}} smem = 1744 : i64},
 // N1000-SAME: {P = 16 : i64, legal = true, {{.*}} smem = 1072 : i64}],
-// N1000-SAME: target = "sm_90"}}
+// N1000-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // sm_120, S_max = 101376, clusters up to 8 (all portable, no P = 16 row):
 //   P=1: (101376-128)/12 = 8437.3 -> 8436 -> 8436    | P=2: (101376-144)/12 = 8436.0 -> 8436 -> 16872
@@ -59,12 +59,12 @@
 // SM120-SAME: {P = 2 : i64, legal = false, max_N = 16872 : i64, portable = true, scratch_mbarrier = 160 : i64, scratch_sync = 144 : i64, smem = 393360 : i64},
 // SM120-SAME: {P = 4 : i64, legal = false, max_N = 33728 : i64, portable = true, scratch_mbarrier = 192 : i64, scratch_sync = 160 : i64, smem = 196768 : i64},
 // SM120-SAME: {P = 8 : i64, legal = true, max_N = 67424 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 208 : i64, smem = 98512 : i64}],
-// SM120-SAME: target = "sm_120"}}
+// SM120-SAME: target = "sm_120", threads = 256 : i64}}
 //
 // Without N (sm_100, same limits as sm_90): no N, no smem / legal per row.
 // NON-LABEL: credit.kernel @three_kept attributes {credit.legality = {smem_limit = 232448 : i64, table = [
 // NON-SAME: {P = 1 : i64, max_N = 19360 : i64, portable = true, scratch_mbarrier = 144 : i64, scratch_sync = 128 : i64},
-// NON:      target = "sm_100"}}
+// NON:      target = "sm_100", threads = 256 : i64}}
 //
 // An unknown target or a negative N is an error on the kernel.
 // BAD: error: unknown target 'sm_80' (expected sm_90, sm_100 or sm_120)
@@ -122,7 +122,7 @@ credit.kernel @three_kept {
 // SM90-SAME: {P = 4 : i64, legal = true, max_N = 2147483632 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
 // SM90-SAME: {P = 8 : i64, legal = true, max_N = 2147483616 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
 // SM90-SAME: {P = 16 : i64, legal = true, max_N = 2147483584 : i64, portable = false, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64}],
-// SM90-SAME: target = "sm_90"}}
+// SM90-SAME: target = "sm_90", threads = 256 : i64}}
 credit.kernel @nothing_kept {
   %x = credit.input "x" row : !credit.row<f32>
   %y = credit.apply (%x) : (!credit.row<f32>) -> !credit.row<f32> {

@@ -2,6 +2,8 @@
 // unwritable cache directories. NVRTC only (no GPU).
 #include "credit/runtime/KernelCache.h"
 
+#include "TestSupport.h"
+
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
@@ -19,26 +21,11 @@
 #include <vector>
 
 using namespace credit;
+using credit::testing::EnvGuard;
+using credit::testing::TempDir;
 
 namespace {
 
-// A mkdtemp directory, removed recursively on destruction.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/credit-kcache-XXXXXX";
-    const char* p = mkdtemp(tmpl);
-    path = p ? p : "";
-  }
-  ~TempDir() {
-    if (path.empty()) return;
-    chmod(path.c_str(), 0755);
-    nftw(
-        path.c_str(),
-        [](const char* f, const struct stat*, int, struct FTW*) { return std::remove(f); }, 16,
-        FTW_DEPTH | FTW_PHYS);
-  }
-};
 
 std::vector<std::string> listDir(const std::string& dir) {
   std::vector<std::string> names;
@@ -69,22 +56,6 @@ void writeFile(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// Restores an environment variable on scope exit.
-struct EnvGuard {
-  std::string name, old;
-  bool had;
-  explicit EnvGuard(const char* n) : name(n) {
-    const char* v = std::getenv(n);
-    had = v != nullptr;
-    if (had) old = v;
-  }
-  ~EnvGuard() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
 
 const char* const kSmallKernel =
     "template <int S> __global__ void scale(float* x) { x[threadIdx.x] *= float(S); }\n"

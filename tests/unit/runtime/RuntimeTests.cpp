@@ -4,6 +4,8 @@
 #include "credit/runtime/EmbeddedSources.h"
 #include "credit/runtime/Runtime.h"
 
+#include "TestSupport.h"
+
 #include <catch2/catch.hpp>
 
 #include <ftw.h>
@@ -17,40 +19,12 @@
 #include <vector>
 
 using namespace credit;
+using credit::testing::EnvGuard;
+using credit::testing::TempDir;
 
 namespace {
 
-struct EnvGuard {
-  std::string name, old;
-  bool had;
-  explicit EnvGuard(const char* n) : name(n) {
-    const char* v = std::getenv(n);
-    had = v != nullptr;
-    if (had) old = v;
-  }
-  ~EnvGuard() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/credit-rt-XXXXXX";
-    const char* p = mkdtemp(tmpl);
-    path = p ? p : "";
-  }
-  ~TempDir() {
-    if (path.empty()) return;
-    nftw(
-        path.c_str(),
-        [](const char* f, const struct stat*, int, struct FTW*) { return std::remove(f); }, 16,
-        FTW_DEPTH | FTW_PHYS);
-  }
-};
 
 bool startsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 

@@ -63,6 +63,7 @@ struct Report {
 
   std::string target;
   long long smemLimit = 0;
+  int threads = 256; // threads per CTA the scratch was computed for
   std::optional<long long> N;
   std::vector<LegalityRow> legality;
 };
