@@ -18,3 +18,8 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 
 config.substitutions.append(("%examples", os.path.join(config.credit_src_root, "dsl_examples")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%cuda_include", os.path.join(config.cuda_root, "include")))
+
+# credit-calibrate is built only where CMake found a CUDA compiler.
+if os.path.exists(os.path.join(config.credit_tools_dir, "credit-calibrate")):
+    config.available_features.add("credit-calibrate")

@@ -38,13 +38,18 @@ using namespace credit;
 
 namespace {
 
-enum class EmitKind { Report, MLIR, Cuda, Reference };
+enum class EmitKind { Report, MLIR, Cuda, Header, Reference };
 
 struct Options {
   cl::OptionCategory category{"creditc options"};
   cl::opt<std::string> input{cl::Positional, cl::desc("<input .credit file, or - for stdin>"),
                              cl::Required, cl::cat(category)};
-  cl::opt<std::string> output{"o", cl::desc("Write the CUDA C++ translation unit to <file>"),
+  cl::opt<std::string> output{"o", cl::desc("Write the CUDA C++ translation unit (with --emit=header or "
+                                       "--emit=reference: that output) to <file>"),
+                              cl::value_desc("file"), cl::cat(category)};
+  cl::opt<std::string> header{"header",
+                              cl::desc("Also write the C/C++ header declaring the launch API of "
+                                       "the generated CUDA to <file>"),
                               cl::value_desc("file"), cl::cat(category)};
   cl::opt<EmitKind> emit{
       "emit", cl::desc("What to print"), cl::init(EmitKind::Report),
@@ -52,6 +57,8 @@ struct Options {
                  clEnumValN(EmitKind::MLIR, "mlir",
                             "The credit dialect IR after canonicalization and CSE"),
                  clEnumValN(EmitKind::Cuda, "cuda", "The CUDA C++ translation unit"),
+                 clEnumValN(EmitKind::Header, "header",
+                            "The C/C++ header declaring its extern \"C\" launch API"),
                  clEnumValN(EmitKind::Reference, "reference",
                             "A float64 C++ reference of the workload (for testing)")),
       cl::cat(category)};
@@ -95,6 +102,9 @@ bool writeAtomically(StringRef path, StringRef contents) {
 } // namespace
 
 int credit::driverMain(int argc, char **argv) {
+  // `creditc predict ...`: the cost model, with its own options (Predict.cpp).
+  if (argc > 1 && StringRef(argv[1]) == "predict")
+    return predictMain(argc, argv);
   Options opts;
   // MLIR's printing flags (--mlir-print-debuginfo shows the FileLineColLoc of
   // every op, --mlir-print-op-generic, ...) for --emit=mlir.
@@ -109,7 +119,9 @@ int credit::driverMain(int argc, char **argv) {
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "creditc: clustered reduction-reuse kernels for Hopper\n\n"
                                    "  creditc op.credit --report [--N=65536]\n"
-                                   "  creditc op.credit -o op.cu\n",
+                                   "  creditc op.credit -o op.cu [--header=op.h]\n"
+                                   "  creditc predict op.credit --profile p.json --M 4096 --N 65536 "
+                                   "--tB <ms>   (docs/cost-model.md)\n",
                                    &errs()))
     return kExitUserError;
 
@@ -153,8 +165,11 @@ int credit::driverMain(int argc, char **argv) {
   }
   std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
   bool wantReference = opts.emit == EmitKind::Reference;
-  bool wantCuda = !wantReference &&
-                  (opts.emit == EmitKind::Cuda || !opts.output.empty() || opts.compile);
+  bool headerOnly = opts.emit == EmitKind::Header;
+  bool wantHeader = headerOnly || !opts.header.empty();
+  bool wantCuda = !wantReference && !headerOnly &&
+                  (opts.emit == EmitKind::Cuda || !opts.output.empty() || opts.compile ||
+                   !opts.header.empty());
   bool onlyMLIR = opts.emit == EmitKind::MLIR && !opts.report.getNumOccurrences();
 
   Compilation c(MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), displayName), errs());
@@ -166,7 +181,7 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.analyze = !onlyMLIR;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
-  if ((wantCuda || wantReference) && c.kernels().size() > 1) {
+  if ((wantCuda || wantHeader || wantReference) && c.kernels().size() > 1) {
     WithColor::error(errs(), "creditc")
         << "'" << displayName << "' defines " << c.kernels().size()
         << " kernels; choose the one to generate with --kernel=<name>\n";
@@ -197,7 +212,7 @@ int credit::driverMain(int argc, char **argv) {
       }
     }
   }
-  if (!wantCuda && !wantReference)
+  if (!wantCuda && !wantHeader && !wantReference)
     return anyRejected ? kExitRejected : kExitOk;
 
   mlir::credit::KernelOp kernel = kernels.front();
@@ -225,6 +240,18 @@ int credit::driverMain(int argc, char **argv) {
   emitOpts.variants = variants;
   emitOpts.sourceName = displayName;
   emitOpts.threads = opts.threads;
+  std::string header;
+  if (wantHeader) {
+    raw_string_ostream os(header);
+    if (failed(emitCudaHeader(kernel, emitOpts, os)))
+      return kExitUserError;
+  }
+  if (headerOnly) {
+    if (!opts.output.empty())
+      return writeAtomically(opts.output, header) ? kExitOk : kExitUserError;
+    outs() << header;
+    return kExitOk;
+  }
   std::string cuda;
   {
     raw_string_ostream os(cuda);
@@ -234,6 +261,8 @@ int credit::driverMain(int argc, char **argv) {
   if (opts.emit == EmitKind::Cuda)
     outs() << cuda;
   if (!opts.output.empty() && !writeAtomically(opts.output, cuda))
+    return kExitUserError;
+  if (!opts.header.empty() && !writeAtomically(opts.header, header))
     return kExitUserError;
   if (opts.compile) {
     NvrtcOptions nv;

@@ -159,6 +159,8 @@ public:
         mathP(ExprStyle::Math) {}
 
   mlir::LogicalResult run();
+  /// The C/C++ header declaring the extern "C" API that run() defines.
+  mlir::LogicalResult runHeader();
 
 private:
   mlir::LogicalResult analyze();
@@ -176,6 +178,7 @@ private:
   void emitBody();
   void emitKernels();
   void emitHost();
+  void emitApiHeader();
 
   // Body pieces.
   void emitRowLevelOp(Operation *op, const std::string &indent);
@@ -190,6 +193,11 @@ private:
   std::string kernelParams() const;    // data parameters of the __global__ wrappers
   std::string hostParams() const;      // data parameters of the launchers
   std::string argNames() const;        // comma-joined data argument names
+  // The extern "C" functions of the launch API, shared by the definitions
+  // (emitHost) and the declarations (emitApiHeader).
+  enum class Api { Cluster, Staged, Reread, Control, Signature, MaxLegalN, Generic, StatusString };
+  std::string prototype(Api fn) const;
+  std::string signatureString() const;
 
   cr::KernelOp kernel;
   const credit::CudaEmitOptions &options;
@@ -1377,8 +1385,7 @@ inline bool same(const char* a, const char* b) {
 
   if (wants(credit::Variant::Cluster)) {
     os << "// Cluster kernel: grid M*P, cluster (P,1,1), P in {1,2,4,8,16}; protocol 0 = sync, 1 = mbarrier.\n";
-    os << "int " << ns << "_launch_cluster(" << hostParams()
-       << "long long M, long long N, int P, int protocol, cudaStream_t stream) {\n";
+    os << prototype(Api::Cluster) << " {\n";
     os << "  if (protocol != 0 && protocol != 1) return " << ns << "::kStatusBadProtocol;\n";
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
@@ -1394,8 +1401,7 @@ inline bool same(const char* a, const char* b) {
   }
   if (wants(credit::Variant::Staged)) {
     os << "// Staged kernel: one CTA per row (grid M, no cluster), the row retained in SMEM.\n";
-    os << "int " << ns << "_launch_staged(" << hostParams()
-       << "long long M, long long N, cudaStream_t stream) {\n";
+    os << prototype(Api::Staged) << " {\n";
     pre(true);
     os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
     os << "  return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
@@ -1405,8 +1411,7 @@ inline bool same(const char* a, const char* b) {
   }
   if (wants(credit::Variant::Reread)) {
     os << "// Reread kernel: one CTA per row (grid M, no cluster), every pass streams the row from HBM.\n";
-    os << "int " << ns << "_launch_reread(" << hostParams()
-       << "long long M, long long N, cudaStream_t stream) {\n";
+    os << prototype(Api::Reread) << " {\n";
     pre(true);
     os << "  auto kernel = vec4 ? " << ns << "_reread_v4 : " << ns << "_reread_v1;\n";
     os << "  return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
@@ -1416,8 +1421,7 @@ inline bool same(const char* a, const char* b) {
   }
   if (wants(credit::Variant::Control)) {
     os << "// Control kernel: the cluster kernel's grid, P, SMEM and barrier sequence, no global memory work.\n";
-    os << "int " << ns
-       << "_launch_control(long long M, long long N, int P, int protocol, cudaStream_t stream) {\n";
+    os << prototype(Api::Control) << " {\n";
     os << "  if (protocol != 0 && protocol != 1) return " << ns << "::kStatusBadProtocol;\n";
     os << "  if (M == 0) return " << ns << "::kStatusOk;  // no rows: nothing to launch\n";
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
@@ -1430,22 +1434,12 @@ inline bool same(const char* a, const char* b) {
   // Generic entry points (test harnesses, language bindings): the argument
   // list as text, the Eq. 3 bound per variant, one launcher for all variants.
   {
-    std::string sig;
-    for (auto &in : inputs)
-      sig += formatv("{0}:in:{1}:f32;", in->src,
-                     in->op.isRow() ? "row" : in->op.isBroadcast() ? "broadcast" : "scalar")
-                 .str();
-    for (const OutputInfo &o : outputs)
-      sig += formatv("{0}:out:{1}:{2};", o.src, o.perElement ? "row" : "scalar", o.i8 ? "i8" : "f32")
-                 .str();
-    if (!sig.empty())
-      sig.pop_back();
     os << "// The data arguments, in order: \"name:in|out:row|broadcast|scalar:f32|i8\", ';'-separated\n"
           "// (row: [M][N], broadcast: [N], scalar: one per row, [M]).\n";
-    os << "const char* " << ns << "_signature() { return \"" << sig << "\"; }\n\n";
+    os << prototype(Api::Signature) << " { return \"" << signatureString() << "\"; }\n\n";
     os << "// Largest legal N (Eq. 3) of a variant for --arch's SMEM limit (" << target.smemOptinBytes
        << " B); reread: no bound\n// (credit::kMaxRowElems); 0 for an unknown variant or P < 1.\n";
-    os << "long long " << ns << "_max_legal_n(const char* variant, int P, int protocol) {\n";
+    os << prototype(Api::MaxLegalN) << " {\n";
     os << "  const credit::Protocol proto = protocol == 1 ? credit::Protocol::Mbarrier : credit::Protocol::Sync;\n";
     os << "  if (variant == nullptr || P < 1) return 0;\n";
     os << "  if (" << ns << "::host::same(variant, \"cluster\") || " << ns
@@ -1457,9 +1451,7 @@ inline bool same(const char* a, const char* b) {
     os << "// Any emitted variant by name (\"cluster\", \"staged\", \"reread\", \"control\"); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
-    os << "int " << ns
-       << "_launch_generic(const char* variant, void* const* args, long long M, long long N, int P,\n"
-       << "    int protocol, cudaStream_t stream) {\n";
+    os << prototype(Api::Generic) << " {\n";
     os << "  if (variant == nullptr) return " << ns << "::kStatusBadVariant;\n";
     std::string castList;
     size_t i = 0;
@@ -1487,7 +1479,7 @@ inline bool same(const char* a, const char* b) {
     os << "  return " << ns << "::kStatusBadVariant;\n}\n\n";
   }
   os << "// Text for a status code of the launchers.\n";
-  os << "const char* " << ns << "_status_string(int status) {\n";
+  os << prototype(Api::StatusString) << " {\n";
   os << "  if (status == " << ns << "::kStatusOk) return \"ok\";\n";
   os << "  if (status > 0 && status < " << ns
      << "::kStatusBadProtocol) return credit::launchStatusString(static_cast<credit::LaunchStatus>(status));\n";
@@ -1501,6 +1493,99 @@ inline bool same(const char* a, const char* b) {
   os << "}\n\n";
   os << "}  // extern \"C\"\n";
   os << "#endif  // !defined(__CUDACC_RTC__)\n";
+}
+
+std::string KernelEmitter::prototype(Api fn) const {
+  switch (fn) {
+  case Api::Cluster:
+    return "int " + ns + "_launch_cluster(" + hostParams() +
+           "long long M, long long N, int P, int protocol, cudaStream_t stream)";
+  case Api::Staged:
+    return "int " + ns + "_launch_staged(" + hostParams() + "long long M, long long N, cudaStream_t stream)";
+  case Api::Reread:
+    return "int " + ns + "_launch_reread(" + hostParams() + "long long M, long long N, cudaStream_t stream)";
+  case Api::Control:
+    return "int " + ns + "_launch_control(long long M, long long N, int P, int protocol, cudaStream_t stream)";
+  case Api::Signature:
+    return "const char* " + ns + "_signature()";
+  case Api::MaxLegalN:
+    return "long long " + ns + "_max_legal_n(const char* variant, int P, int protocol)";
+  case Api::Generic:
+    return "int " + ns +
+           "_launch_generic(const char* variant, void* const* args, long long M, long long N, int P,\n"
+           "    int protocol, cudaStream_t stream)";
+  case Api::StatusString:
+    return "const char* " + ns + "_status_string(int status)";
+  }
+  return "";
+}
+
+std::string KernelEmitter::signatureString() const {
+  std::string sig;
+  for (auto &in : inputs)
+    sig += formatv("{0}:in:{1}:f32;", in->src,
+                   in->op.isRow() ? "row" : in->op.isBroadcast() ? "broadcast" : "scalar")
+               .str();
+  for (const OutputInfo &o : outputs)
+    sig += formatv("{0}:out:{1}:{2};", o.src, o.perElement ? "row" : "scalar", o.i8 ? "i8" : "f32")
+               .str();
+  if (!sig.empty())
+    sig.pop_back();
+  return sig;
+}
+
+// The header a C or C++ program includes to call the launchers of the .cu
+// file (compiled separately, e.g. by credit_add_kernel): the extern "C"
+// prototypes of emitHost, the status codes as macros, nothing else.
+void KernelEmitter::emitApiHeader() {
+  std::string guard = llvm::StringRef(ns).upper() + "_API_H";
+  std::string up = llvm::StringRef(ns).upper();
+  std::string variantList;
+  for (auto v : {credit::Variant::Cluster, credit::Variant::Staged, credit::Variant::Reread,
+                 credit::Variant::Control})
+    if (wants(v))
+      variantList += (variantList.empty() ? "" : ", ") + credit::variantName(v).str();
+  os << "// Generated by creditc " << CREDIT_VERSION << " from "
+     << llvm::sys::path::filename(options.sourceName) << " (kernel " << K << ", --arch=" << target.arch
+     << ", --cta-threads=" << geo.threads << ", variants: " << variantList << "). Do not edit.\n";
+  os << "// The extern \"C\" launch API defined by the CUDA file creditc writes with -o for the\n"
+        "// same source and options (docs/codegen.md, \"Launch API\"). Pointers are device\n"
+        "// pointers; the launchers validate the launch and return a status (0 = launched).\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+  os << "#include <stdint.h>            /* int8_t */\n"
+        "#include <cuda_runtime_api.h>  /* cudaStream_t */\n\n";
+  os << "/* Status codes: 0 ok; 1..99 credit::LaunchStatus (1 NullPointer, 2 Misaligned, 3 BadShape,\n"
+        "   4 BadClusterSize, 5 ClusterTooLarge, 6 SmemTooLarge, 7 NotLegal): not launched;\n"
+        "   " << up << "_STATUS_CUDA_ERROR_BASE + cudaError_t: a CUDA call failed. */\n";
+  os << "#define " << up << "_STATUS_OK 0\n";
+  os << "#define " << up << "_STATUS_BAD_PROTOCOL 100\n";
+  os << "#define " << up << "_STATUS_BAD_VARIANT 101\n";
+  os << "#define " << up << "_STATUS_CUDA_ERROR_BASE 1000\n";
+  os << "#define " << up << "_CTA_THREADS " << geo.threads << "\n\n";
+  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << "/* Data arguments, in order (inputs, then outputs): " << signatureString() << "\n"
+        "   row: [M][N] row-major, broadcast: [N], scalar: one per row [M]. protocol: 0 sync, 1 mbarrier. */\n";
+  if (wants(credit::Variant::Cluster))
+    os << prototype(Api::Cluster) << ";\n";
+  if (wants(credit::Variant::Staged))
+    os << prototype(Api::Staged) << ";\n";
+  if (wants(credit::Variant::Reread))
+    os << prototype(Api::Reread) << ";\n";
+  if (wants(credit::Variant::Control))
+    os << prototype(Api::Control) << ";\n";
+  std::string sigProto = prototype(Api::Signature);  // "()": no prototype in C
+  os << sigProto.substr(0, sigProto.size() - 2) << "(void);\n";
+  os << prototype(Api::MaxLegalN) << ";\n";
+  os << prototype(Api::Generic) << ";\n";
+  os << prototype(Api::StatusString) << ";\n\n";
+  os << "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif  /* " << guard << " */\n";
+}
+
+mlir::LogicalResult KernelEmitter::runHeader() {
+  if (failed(analyze()))
+    return mlir::failure();
+  emitApiHeader();
+  return genFailed ? mlir::failure() : mlir::success();
 }
 
 mlir::LogicalResult KernelEmitter::run() {
@@ -1526,6 +1611,17 @@ mlir::LogicalResult credit::emitCuda(mlir::credit::KernelOp kernel, const CudaEm
   llvm::raw_string_ostream buf(text);
   KernelEmitter emitter(kernel, options, buf);
   if (failed(emitter.run()))
+    return mlir::failure();
+  os << text;
+  return mlir::success();
+}
+
+mlir::LogicalResult credit::emitCudaHeader(mlir::credit::KernelOp kernel,
+                                           const CudaEmitOptions &options, llvm::raw_ostream &os) {
+  std::string text;
+  llvm::raw_string_ostream buf(text);
+  KernelEmitter emitter(kernel, options, buf);
+  if (failed(emitter.runHeader()))
     return mlir::failure();
   os << text;
   return mlir::success();

@@ -38,6 +38,12 @@ struct CudaEmitOptions {
 mlir::LogicalResult emitCuda(mlir::credit::KernelOp kernel, const CudaEmitOptions &options,
                              llvm::raw_ostream &os);
 
+/// Emits the C/C++ header declaring the extern "C" launch API of the file that
+/// emitCuda writes for the same kernel and options (`creditc --emit=header`,
+/// `--header=<file>`): prototypes and status-code macros, no CUDA code.
+mlir::LogicalResult emitCudaHeader(mlir::credit::KernelOp kernel, const CudaEmitOptions &options,
+                                   llvm::raw_ostream &os);
+
 } // namespace credit
 
 #endif // CREDIT_TARGET_CUDA_CUDAEMITTER_H

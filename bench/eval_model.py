@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Predicted against measured profitability of the clustered kernel (the paper's
+Table V and Fig. 4, docs/cost-model.md).
+
+    python3 bench/eval_model.py --profile h200-profile.json --results results.jsonl \
+        [--creditc build/bin/creditc] [--out docs/results] [--name model-h200]
+
+--results: bench/run_bench.py's results.jsonl, or a bench-h200.json-style file
+(a JSON object with a "measurements" list). For every (workload, N) with timings:
+  * T_B: the matched non-clustered CUDA kernel -- staged where it was measured
+    (Eq. 3 allows P = 1), else reread (the paper's "selected non-DSMEM path");
+  * measured: profitable iff the best clustered variant (any protocol, any P)
+    is faster than T_B;
+  * predicted: `creditc predict <workload>.credit --profile ... --M --N --tB T_B
+    --report=json`, profitable iff its verdict is.
+The 30 pairs are N in 4K..64K; 128K and 256K are extra rows (reported apart).
+N*: the smallest tested N that is profitable (measured) / predicted profitable.
+Writes <out>/<name>.json (every pair with all model terms) and <name>.md, and
+<name>.png (predicted dT against measured T_B - T_cluster) when matplotlib exists.
+No model coefficient is fitted here: the profile and T_B are the only inputs.
+"""
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+WORKLOADS = ["layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8"]
+PAIR_NS = [4096, 8192, 16384, 32768, 65536]
+EXTRA_NS = [131072, 262144]
+
+
+def load_measurements(path):
+    if path.endswith(".jsonl"):
+        recs = []
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    r = json.loads(line)
+                    if "meta" not in r:
+                        recs.append(r)
+        return recs
+    with open(path) as f:
+        return json.load(f)["measurements"]
+
+
+def table(recs):
+    """(workload, N) -> {"M": M, impl: median_ms}; credit_* impls only."""
+    t = collections.defaultdict(dict)
+    for r in recs:
+        if "median_ms" not in r or not r.get("impl", "").startswith("credit_"):
+            continue
+        key = (r["workload"], r["N"])
+        t[key]["M"] = r["M"]
+        t[key][r["impl"][len("credit_"):]] = r["median_ms"]
+    return t
+
+
+def predict(creditc, workload, profile, M, N, tB, baseline):
+    cmd = [creditc, "predict", os.path.join(ROOT, "dsl_examples", workload + ".credit"), "--profile", profile,
+           "--M", str(M), "--N", str(N), "--tB", repr(tB), "--baseline", baseline, "--report=json"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return {"error": p.stderr.strip()[:500], "exit": p.returncode}
+    return json.loads(p.stdout)
+
+
+def crossover(flags):
+    """Smallest N with flag True, from a {N: bool} dict over the tested widths."""
+    for n in sorted(flags):
+        if flags[n]:
+            return n
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--creditc", default=os.environ.get("CREDITC", os.path.join(ROOT, "build", "bin", "creditc")))
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--name", default="model-h200")
+    args = ap.parse_args()
+
+    t = table(load_measurements(args.results))
+    pairs = []
+    for w in WORKLOADS:
+        for N in PAIR_NS + EXTRA_NS:
+            x = t.get((w, N))
+            if not x:
+                continue
+            baseline = "staged" if "staged" in x else "reread"
+            if baseline not in x:
+                continue
+            clustered = {k: v for k, v in x.items() if k.startswith("cluster_")}
+            if not clustered:
+                continue
+            tB = x[baseline]
+            best = min(clustered, key=clustered.get)
+            pred = predict(args.creditc, w, args.profile, x["M"], N, tB, baseline)
+            row = {"workload": w, "N": N, "M": x["M"], "extra": N in EXTRA_NS, "baseline": baseline,
+                   "T_B_ms": tB, "measured_best": best, "measured_best_ms": clustered[best],
+                   "measured_ratio": clustered[best] / tB, "measured_profitable": clustered[best] < tB,
+                   "measured_delta_T_ms": tB - clustered[best], "times_ms": x, "prediction": pred}
+            if "error" in pred:
+                row["predicted_profitable"] = None
+            else:
+                row["predicted_profitable"] = bool(pred["profitable"])
+                c = pred.get("chosen")
+                row["predicted_delta_T_ms"] = c["delta_T_ms"] if c else None
+                row["predicted_choice"] = f"cluster_{c['protocol']}_P{c['P']}" if c else None
+                # The model's dT at the measured best (protocol, P), where it evaluated one.
+                for cand in pred["candidates"]:
+                    if f"cluster_{cand['protocol']}_P{cand['P']}" == best and cand.get("evaluated"):
+                        row["predicted_delta_T_at_best_ms"] = cand["delta_T_ms"]
+            row["correct"] = row["predicted_profitable"] == row["measured_profitable"]
+            pairs.append(row)
+
+    def acc(rows):
+        ok = [r for r in rows if r["predicted_profitable"] is not None]
+        return sum(r["correct"] for r in ok), len(ok), len(rows) - len(ok)
+
+    main_rows = [r for r in pairs if not r["extra"]]
+    extra_rows = [r for r in pairs if r["extra"]]
+    n_ok, n_eval, n_err = acc(main_rows)
+    e_ok, e_eval, e_err = acc(extra_rows)
+
+    xover = {}
+    for w in WORKLOADS:
+        rows = [r for r in main_rows if r["workload"] == w and r["predicted_profitable"] is not None]
+        if not rows:
+            continue
+        m = crossover({r["N"]: r["measured_profitable"] for r in rows})
+        p = crossover({r["N"]: r["predicted_profitable"] for r in rows})
+        if m and p:
+            steps = abs(PAIR_NS.index(m) - PAIR_NS.index(p))
+        else:
+            steps = None if (m or p) else 0
+        xover[w] = {"measured": m, "predicted": p, "factor_of_two_steps": steps}
+
+    with open(os.path.join(args.profile)) as f:
+        prof = json.load(f)
+    summary = {"profile": os.path.abspath(args.profile), "device": prof.get("device", {}),
+               "profile_date": prof.get("date"), "results": os.path.abspath(args.results),
+               "pairs_correct": n_ok, "pairs_evaluated": n_eval, "pairs_without_prediction": n_err,
+               "extra_correct": e_ok, "extra_evaluated": e_eval,
+               "crossover": xover,
+               "crossover_exact": sum(1 for v in xover.values() if v["factor_of_two_steps"] == 0),
+               "crossover_within_one": sum(1 for v in xover.values()
+                                           if v["factor_of_two_steps"] is not None and v["factor_of_two_steps"] <= 1)}
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, args.name + ".json"), "w") as f:
+        json.dump({"summary": summary, "pairs": pairs}, f, indent=1)
+
+    lines = [f"# Cost model: predicted vs measured profitability ({summary['device'].get('name', '?')})", "",
+             f"Profile `{os.path.basename(args.profile)}` ({summary['profile_date']}), measurements "
+             f"`{os.path.basename(args.results)}`. Matched baseline: staged where measured (Eq. 3 allows P = 1), "
+             "else reread; measured profitable: best clustered variant faster than it.", "",
+             f"**{n_ok}/{n_eval} of the N = 4K..64K pairs right** ({100.0 * n_ok / max(n_eval, 1):.1f}%)"
+             + (f", {n_err} without a prediction" if n_err else "")
+             + f"; extra rows 128K/256K: {e_ok}/{e_eval}.", "",
+             "| workload | N | T_B kernel | T_B ms | best clustered | ms | measured dT ms | predicted dT ms (choice) | "
+             "measured | predicted | |", "|---|---:|---|---:|---|---:|---:|---:|---|---|---|"]
+    for r in pairs:
+        pdt = r.get("predicted_delta_T_ms")
+        pred = ("error" if r["predicted_profitable"] is None
+                else ("win" if r["predicted_profitable"] else "lose"))
+        lines.append(f"| {r['workload']} | {r['N']}{' (extra)' if r['extra'] else ''} | {r['baseline']} | "
+                     f"{r['T_B_ms']:.4f} | {r['measured_best']} | {r['measured_best_ms']:.4f} | "
+                     f"{r['measured_delta_T_ms']:+.4f} | "
+                     + (f"{pdt:+.4f} ({r.get('predicted_choice')})" if pdt is not None else "-")
+                     + f" | {'win' if r['measured_profitable'] else 'lose'} | {pred} | "
+                     f"{'ok' if r['correct'] else '**wrong**'} |")
+    lines += ["", "Crossover N* (smallest tested N in 4K..64K that is profitable):", "",
+              "| workload | measured | predicted | factor-of-two steps apart |", "|---|---:|---:|---:|"]
+    for w, v in xover.items():
+        lines.append(f"| {w} | {v['measured']} | {v['predicted']} | {v['factor_of_two_steps']} |")
+    lines += ["", f"Exact for {summary['crossover_exact']} of {len(xover)} workloads, within one factor of two for "
+              f"{summary['crossover_within_one']}."]
+    errs = [r for r in pairs if r["predicted_profitable"] is None]
+    if errs:
+        lines += ["", "Pairs without a prediction:", ""] + [
+            f"- {r['workload']} N={r['N']}: {r['prediction']['error']}" for r in errs]
+    with open(os.path.join(args.out, args.name + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(matplotlib not available: no plot)", file=sys.stderr)
+        return 0
+    fig, ax = plt.subplots(figsize=(6, 5))
+    for w in WORKLOADS:
+        rs = [r for r in pairs if r["workload"] == w and r.get("predicted_delta_T_ms") is not None]
+        ax.scatter([r["measured_delta_T_ms"] / r["T_B_ms"] for r in rs],
+                   [r["predicted_delta_T_ms"] / r["T_B_ms"] for r in rs], label=w, s=18)
+    ax.axhline(0, color="k", lw=0.6)
+    ax.axvline(0, color="k", lw=0.6)
+    ax.set_xlabel("measured (T_B - T_cluster) / T_B")
+    ax.set_ylabel("predicted dT / T_B")
+    ax.set_title("profitability: predicted vs measured (quadrants I and III are right)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, args.name + ".png"), dpi=120)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+//===- Predict.cpp - creditc predict: the profitability model ------------===//
+//
+//   creditc predict op.credit --profile p.json --M 4096 --N 65536 --tB 0.52
+//       [--baseline=auto|reread|staged] [--kernel=K] [--arch=sm_90]
+//       [--cta-threads=256] [--report=json]
+//
+// Prints dT (Eq. 9) with every term for each legal cluster size and protocol,
+// the chosen P and the verdict (docs/cost-model.md). Exit status as creditc:
+// 0 a prediction was printed (profitable or not), 1 a usage, input or profile
+// error, 2 the kernel is rejected by the structural classification.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Driver/Driver.h"
+#include "credit/Driver/Pipeline.h"
+#include "credit/Model/CostModel.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+using namespace credit;
+
+namespace {
+
+struct PredictOptions {
+  cl::OptionCategory category{"creditc predict options"};
+  cl::opt<std::string> input{cl::Positional, cl::desc("<input .credit file, or - for stdin>"),
+                             cl::Required, cl::cat(category)};
+  cl::opt<std::string> profile{"profile",
+                               cl::desc("Device profile JSON (written by credit-calibrate)"),
+                               cl::value_desc("file"), cl::Required, cl::cat(category)};
+  cl::opt<long long> M{"M", cl::desc("Rows"), cl::Required, cl::cat(category)};
+  cl::opt<long long> N{"N", cl::desc("Row width"), cl::Required, cl::cat(category)};
+  cl::opt<double> tB{"tB",
+                     cl::desc("T_B: the measured time of the non-clustered kernel at (M, N), ms"),
+                     cl::value_desc("ms"), cl::Required, cl::cat(category)};
+  cl::opt<model::BaselineKind> baseline{
+      "baseline", cl::desc("Which kernel T_B timed"), cl::init(model::BaselineKind::Auto),
+      cl::values(clEnumValN(model::BaselineKind::Auto, "auto",
+                            "staged where Eq. 3 allows P = 1, else reread (default)"),
+                 clEnumValN(model::BaselineKind::Reread, "reread", "the global-reread kernel"),
+                 clEnumValN(model::BaselineKind::Staged, "staged", "the one-CTA staged kernel")),
+      cl::cat(category)};
+  cl::opt<std::string> report{"report", cl::desc("Output format: --report=text (default) or json"),
+                              cl::init("text"), cl::value_desc("text|json"), cl::cat(category)};
+  cl::opt<std::string> kernel{"kernel", cl::desc("Only this kernel of the file"),
+                              cl::cat(category)};
+  cl::opt<std::string> arch{"arch", cl::desc("Target for Eq. 3: sm_90, sm_100 or sm_120"),
+                            cl::init("sm_90"), cl::cat(category)};
+  cl::opt<int> threads{"cta-threads",
+                       cl::desc("Threads per CTA of the generated kernels (128, 256, 512, 1024)"),
+                       cl::init(256), cl::cat(category)};
+};
+
+} // namespace
+
+int credit::predictMain(int argc, char **argv) {
+  PredictOptions opts;
+  cl::HideUnrelatedOptions(opts.category);
+  // argv[1] is "predict": parse the rest as "creditc predict ...".
+  std::string prog = std::string(argc > 0 ? argv[0] : "creditc") + " predict";
+  std::vector<const char *> args{prog.c_str()};
+  for (int i = 2; i < argc; ++i)
+    args.push_back(argv[i]);
+  if (!cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                                   "creditc predict: the clustered-staging profitability model "
+                                   "(docs/cost-model.md)\n\n"
+                                   "  creditc predict op.credit --profile p.json --M 4096 "
+                                   "--N 65536 --tB 0.52\n",
+                                   &errs()))
+    return kExitUserError;
+
+  auto fail = [](const Twine &msg) {
+    WithColor::error(errs(), "creditc") << msg << "\n";
+    return kExitUserError;
+  };
+  if (opts.report != "text" && opts.report != "json")
+    return fail("--report takes 'text' or 'json', not '" + opts.report + "'");
+  ::credit::TargetInfo target = ::credit::findTarget(opts.arch.c_str());
+  if (!target.arch)
+    return fail("unknown --arch '" + opts.arch + "' (expected sm_90, sm_100 or sm_120)");
+  if (opts.threads != 128 && opts.threads != 256 && opts.threads != 512 && opts.threads != 1024)
+    return fail("--cta-threads must be 128, 256, 512 or 1024");
+  if (opts.M < 1)
+    return fail("--M must be at least 1");
+  if (opts.N < 1 || opts.N > ::credit::kMaxRowElems)
+    return fail(formatv("--N must be positive and at most {0}", ::credit::kMaxRowElems));
+  if (!(opts.tB > 0) || !std::isfinite(opts.tB))
+    return fail("--tB must be a positive time in milliseconds");
+
+  // The profile first: a bad profile is reported before the kernel is compiled.
+  Expected<model::DeviceProfile> profile = model::loadProfile(opts.profile);
+  if (!profile)
+    return fail(toString(profile.takeError()));
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFileOrSTDIN(opts.input);
+  if (std::error_code ec = file.getError())
+    return fail("cannot read '" + opts.input + "': " + ec.message());
+  std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
+  Compilation c(MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), displayName), errs());
+  PipelineOptions pipeline;
+  pipeline.arch = opts.arch;
+  pipeline.N = opts.N;
+  pipeline.kernel = opts.kernel;
+  pipeline.threads = opts.threads;
+  if (c.run(pipeline) != Compilation::Ok)
+    return kExitUserError;
+  std::vector<mlir::credit::KernelOp> kernels = c.kernels();
+  if (kernels.size() > 1)
+    return fail("'" + displayName + "' defines " + Twine(kernels.size()) +
+                " kernels; choose one with --kernel=<name>");
+
+  model::KernelFacts facts = model::kernelFacts(kernels.front(), target, opts.N, opts.threads);
+  if (!facts.accepted) {
+    errs() << displayName << ": error: kernel '" << facts.name << "' is rejected ("
+           << facts.category << "), nothing to predict: " << facts.reason << "\n";
+    return kExitRejected;
+  }
+  model::Query q;
+  q.M = opts.M;
+  q.N = opts.N;
+  q.tBMs = opts.tB;
+  q.baseline = opts.baseline;
+  Expected<model::Prediction> p = model::predict(facts, *profile, q);
+  if (!p)
+    return fail(toString(p.takeError()));
+  if (opts.report == "json")
+    outs() << formatv("{0:2}", model::predictionToJSON(*p)) << "\n";
+  else
+    model::printPrediction(*p, outs());
+  return kExitOk;
+}

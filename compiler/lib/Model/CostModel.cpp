@@ -1,0 +1,816 @@
+//===- CostModel.cpp - The paper's profitability model --------------------===//
+//
+// docs/cost-model.md is the reference for every formula here. Units: bytes,
+// cycles, milliseconds; rates in bytes per cycle per SM; f in MHz, so one
+// millisecond is f * 1e3 cycles.
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Model/CostModel.h"
+
+#include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+using namespace llvm;
+using namespace credit::model;
+using ::credit::Protocol;
+
+const char *credit::model::protocolName(Protocol p) {
+  return p == Protocol::Sync ? "sync" : "mbarrier";
+}
+
+int KernelFacts::qSum() const {
+  int s = 0;
+  for (int x : q)
+    s += x;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Profile parsing and validation.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string shortNumber(double d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", d);
+  return buf;
+}
+
+/// Reads typed values out of a json::Object, naming the full key path in
+/// every error.
+class ProfileReader {
+public:
+  explicit ProfileReader(StringRef name) : name(name.str()) {}
+
+  Error error(const Twine &key, const Twine &msg) const {
+    return createStringError(inconvertibleErrorCode(),
+                             name + ": key '" + key.str() + "': " + msg.str());
+  }
+
+  static std::string kindOf(const json::Value &v) {
+    switch (v.kind()) {
+    case json::Value::Null:
+      return "null";
+    case json::Value::Boolean:
+      return "a boolean";
+    case json::Value::Number:
+      return "a number";
+    case json::Value::String:
+      return "a string";
+    case json::Value::Array:
+      return "an array";
+    case json::Value::Object:
+      return "an object";
+    }
+    return "a value";
+  }
+
+  Expected<const json::Value *> get(const json::Object &o, StringRef key, const Twine &path) const {
+    const json::Value *v = o.get(key);
+    if (!v)
+      return error(path, "missing");
+    return v;
+  }
+
+  Expected<const json::Object *> object(const json::Object &o, StringRef key,
+                                        const Twine &path) const {
+    auto v = get(o, key, path);
+    if (!v)
+      return v.takeError();
+    const json::Object *r = (*v)->getAsObject();
+    if (!r)
+      return error(path, "expected an object, got " + kindOf(**v));
+    return r;
+  }
+
+  Expected<const json::Array *> array(const json::Object &o, StringRef key,
+                                      const Twine &path) const {
+    auto v = get(o, key, path);
+    if (!v)
+      return v.takeError();
+    const json::Array *r = (*v)->getAsArray();
+    if (!r)
+      return error(path, "expected an array, got " + kindOf(**v));
+    return r;
+  }
+
+  Expected<std::string> string(const json::Object &o, StringRef key, const Twine &path) const {
+    auto v = get(o, key, path);
+    if (!v)
+      return v.takeError();
+    std::optional<StringRef> s = (*v)->getAsString();
+    if (!s)
+      return error(path, "expected a string, got " + kindOf(**v));
+    return s->str();
+  }
+
+  /// A finite number; `positive`: > 0.
+  Expected<double> number(const json::Value &v, const Twine &path, bool positive) const {
+    std::optional<double> d = v.getAsNumber();
+    if (!d)
+      return error(path, "expected a number, got " + kindOf(v));
+    if (!std::isfinite(*d))
+      return error(path, "must be finite");
+    if (positive && !(*d > 0))
+      return error(path, "must be positive, got " + shortNumber(*d));
+    return *d;
+  }
+  Expected<double> number(const json::Object &o, StringRef key, const Twine &path,
+                          bool positive) const {
+    auto v = get(o, key, path);
+    if (!v)
+      return v.takeError();
+    return number(**v, path, positive);
+  }
+
+  /// An integer in [lo, hi].
+  Expected<int64_t> integer(const json::Object &o, StringRef key, const Twine &path, int64_t lo,
+                            int64_t hi) const {
+    auto v = get(o, key, path);
+    if (!v)
+      return v.takeError();
+    std::optional<int64_t> i = (*v)->getAsInteger();
+    if (!i)
+      return error(path, "expected an integer, got " + kindOf(**v));
+    if (*i < lo || *i > hi)
+      return error(path, formatv("must be in [{0}, {1}], got {2}", lo, hi, *i).str());
+    return *i;
+  }
+
+  /// {"2": rate, "4": rate, ...}: cluster size -> positive number.
+  Expected<std::map<int, double>> rateByP(const json::Object &o, StringRef key,
+                                          const Twine &path) const {
+    auto obj = object(o, key, path);
+    if (!obj)
+      return obj.takeError();
+    std::map<int, double> out;
+    for (const auto &kv : **obj) {
+      std::string sub = (path + "." + kv.first.str()).str();
+      int P = 0;
+      if (!to_integer(StringRef(kv.first), P, 10) || (P != 2 && P != 4 && P != 8 && P != 16))
+        return error(sub, "cluster sizes are \"2\", \"4\", \"8\" or \"16\"");
+      auto d = number(kv.second, sub, /*positive=*/true);
+      if (!d)
+        return d.takeError();
+      out[P] = *d;
+    }
+    return out;
+  }
+
+private:
+  std::string name;
+};
+
+/// "[3:17, byte=40]: Expected , or }" (llvm::json's ParseError text) ->
+/// "<name>:3:17: invalid JSON: Expected , or }".
+std::string locateParseError(StringRef name, StringRef msg) {
+  size_t open = msg.find('['), colon = msg.find(':'), comma = msg.find(',');
+  size_t close = msg.find("]: ");
+  if (open == 0 && colon != StringRef::npos && comma != StringRef::npos && close != StringRef::npos &&
+      colon < comma && comma < close) {
+    StringRef line = msg.slice(1, colon), col = msg.slice(colon + 1, comma);
+    return (name + ":" + line + ":" + col + ": invalid JSON: " + msg.drop_front(close + 3)).str();
+  }
+  return (name + ": invalid JSON: " + msg).str();
+}
+
+} // namespace
+
+Expected<DeviceProfile> credit::model::parseProfile(StringRef text, StringRef name) {
+  Expected<json::Value> doc = json::parse(text);
+  if (!doc)
+    return createStringError(inconvertibleErrorCode(),
+                             locateParseError(name, toString(doc.takeError())));
+  const json::Object *root = doc->getAsObject();
+  if (!root)
+    return createStringError(inconvertibleErrorCode(),
+                             name + ": the profile must be a JSON object");
+  ProfileReader r(name);
+  DeviceProfile p;
+  p.path = name.str();
+
+  auto schema = r.string(*root, "schema", "schema");
+  if (!schema)
+    return schema.takeError();
+  if (*schema != "credit-device-profile")
+    return r.error("schema", "expected \"credit-device-profile\", got \"" + *schema + "\"");
+  auto version = r.integer(*root, "version", "version", 1, 1);
+  if (!version)
+    return version.takeError();
+
+  auto device = r.object(*root, "device", "device");
+  if (!device)
+    return device.takeError();
+  auto dname = r.string(**device, "name", "device.name");
+  if (!dname)
+    return dname.takeError();
+  p.deviceName = *dname;
+  if ((*device)->get("arch")) {
+    auto arch = r.string(**device, "arch", "device.arch");
+    if (!arch)
+      return arch.takeError();
+    p.arch = *arch;
+  }
+  auto sms = r.integer(**device, "sms", "device.sms", 1, 100000);
+  if (!sms)
+    return sms.takeError();
+  p.sms = static_cast<int>(*sms);
+  auto f = r.number(**device, "sm_clock_MHz", "device.sm_clock_MHz", true);
+  if (!f)
+    return f.takeError();
+  p.smClockMHz = *f;
+
+  auto rates = r.object(*root, "rates_Bpc", "rates_Bpc");
+  if (!rates)
+    return rates.takeError();
+  auto rd = r.number(**rates, "smem_read", "rates_Bpc.smem_read", true);
+  if (!rd)
+    return rd.takeError();
+  p.smemReadBpc = *rd;
+  auto wr = r.number(**rates, "smem_write", "rates_Bpc.smem_write", true);
+  if (!wr)
+    return wr.takeError();
+  p.smemWriteBpc = *wr;
+  auto st = r.rateByP(**rates, "dsmem_store", "rates_Bpc.dsmem_store");
+  if (!st)
+    return st.takeError();
+  p.dsmemStoreBpc = std::move(*st);
+  auto sta = r.rateByP(**rates, "dsmem_store_async", "rates_Bpc.dsmem_store_async");
+  if (!sta)
+    return sta.takeError();
+  p.dsmemStoreAsyncBpc = std::move(*sta);
+
+  auto control = r.object(*root, "control", "control");
+  if (!control)
+    return control.takeError();
+  auto entries = r.array(**control, "entries", "control.entries");
+  if (!entries)
+    return entries.takeError();
+  for (size_t i = 0; i < (*entries)->size(); ++i) {
+    std::string at = formatv("control.entries[{0}]", i).str();
+    const json::Object *e = (**entries)[i].getAsObject();
+    if (!e)
+      return r.error(at, "expected an object, got " + ProfileReader::kindOf((**entries)[i]));
+    ControlEntry c;
+    auto kernel = r.string(*e, "kernel", at + ".kernel");
+    if (!kernel)
+      return kernel.takeError();
+    c.kernel = *kernel;
+    auto proto = r.string(*e, "protocol", at + ".protocol");
+    if (!proto)
+      return proto.takeError();
+    if (*proto == "sync")
+      c.protocol = Protocol::Sync;
+    else if (*proto == "mbarrier")
+      c.protocol = Protocol::Mbarrier;
+    else
+      return r.error(at + ".protocol", "expected \"sync\" or \"mbarrier\", got \"" + *proto + "\"");
+    auto P = r.integer(*e, "P", at + ".P", 2, 16);
+    if (!P)
+      return P.takeError();
+    if (*P != 2 && *P != 4 && *P != 8 && *P != 16)
+      return r.error(at + ".P", formatv("must be 2, 4, 8 or 16, got {0}", *P).str());
+    c.P = static_cast<int>(*P);
+    auto M = r.integer(*e, "M", at + ".M", 1, int64_t(1) << 40);
+    if (!M)
+      return M.takeError();
+    c.M = *M;
+    auto N = r.integer(*e, "N", at + ".N", 1, ::credit::kMaxRowElems);
+    if (!N)
+      return N.takeError();
+    c.N = *N;
+    auto t = r.number(*e, "t_ctrl_ms", at + ".t_ctrl_ms", /*positive=*/false);
+    if (!t)
+      return t.takeError();
+    c.tCtrlMs = *t;
+    if (e->get("geometry")) {
+      auto g = r.object(*e, "geometry", at + ".geometry");
+      if (!g)
+        return g.takeError();
+      ::credit::WorkloadGeometry geo{};
+      const std::string gp = at + ".geometry.";
+      auto keep = r.integer(**g, "keep_bytes_per_element", gp + "keep_bytes_per_element", 0, 1 << 20);
+      auto L = keep ? r.integer(**g, "L", gp + "L", 0, 1 << 20) : Expected<int64_t>(keep.takeError());
+      auto qMax = L ? r.integer(**g, "q_max", gp + "q_max", 0, 1 << 20) : Expected<int64_t>(L.takeError());
+      auto qSum = qMax ? r.integer(**g, "q_sum", gp + "q_sum", 0, 1 << 20)
+                       : Expected<int64_t>(qMax.takeError());
+      auto thr = qSum ? r.integer(**g, "threads", gp + "threads", 32, 1024)
+                      : Expected<int64_t>(qSum.takeError());
+      if (!thr)
+        return thr.takeError();
+      geo.keepBytesPerElem = static_cast<int>(*keep);
+      geo.numStages = static_cast<int>(*L);
+      geo.qMax = static_cast<int>(*qMax);
+      geo.qSum = static_cast<int>(*qSum);
+      geo.threads = static_cast<int>(*thr);
+      c.geometry = geo;
+    }
+    p.control.push_back(std::move(c));
+  }
+  return p;
+}
+
+Expected<DeviceProfile> credit::model::loadProfile(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buf = MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (std::error_code ec = buf.getError())
+    return createStringError(ec, "cannot read profile '" + path + "': " + ec.message());
+  return parseProfile((*buf)->getBuffer(), path);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel facts.
+//===----------------------------------------------------------------------===//
+
+std::vector<LegalityAtN> credit::model::legalityAt(const ::credit::WorkloadGeometry &g,
+                                                   const ::credit::TargetInfo &target,
+                                                   long long N) {
+  std::vector<LegalityAtN> rows;
+  for (int P : {1, 2, 4, 8, 16}) {
+    if (P > target.maxNonPortableCluster)
+      break;
+    LegalityAtN l;
+    l.P = P;
+    l.smemSync = ::credit::smemBytes(g, N, P, Protocol::Sync);
+    l.smemMbarrier = ::credit::smemBytes(g, N, P, Protocol::Mbarrier);
+    l.legalSync = l.smemSync <= target.smemOptinBytes;
+    l.legalMbarrier = l.smemMbarrier <= target.smemOptinBytes;
+    rows.push_back(l);
+  }
+  return rows;
+}
+
+KernelFacts credit::model::kernelFacts(mlir::credit::KernelOp kernel,
+                                       const ::credit::TargetInfo &target, long long N,
+                                       int threads) {
+  namespace cr = mlir::credit;
+  KernelFacts f;
+  f.name = kernel.getSymName().str();
+  cr::Classification c = cr::classify(kernel);
+  f.category = c.category;
+  f.reason = c.reason;
+  f.accepted = c.category == "accepted";
+  cr::Traffic t = cr::computeTraffic(kernel);
+  f.L = static_cast<int>(t.L);
+  f.q.assign(t.q.begin(), t.q.end());
+  f.baseline = t.baseline;
+  f.cluster = t.cluster;
+  f.reread = t.reread;
+  f.keep = t.keep;
+  f.outputBytes = t.outputBytes;
+  f.fixedBroadcastPerElement = t.fixedBroadcastPerElement;
+  f.fixedPerRow = t.fixedPerRow;
+  cr::Barriers k = cr::computeBarriers(kernel);
+  f.Ksync = k.sync;
+  f.Kmbarrier = k.mbarrier;
+  f.geometry = cr::computeGeometry(kernel, threads);
+  f.target = target;
+  f.legalityN = N;
+  // Eq. 3 exactly as the legality pass computes it (sync protocol); the
+  // mbarrier protocol's slightly larger scratch through the same Layout.h.
+  for (const cr::LegalityEntry &e : cr::computeLegality(kernel, target, N, threads)) {
+    LegalityAtN l;
+    l.P = e.P;
+    l.smemSync = e.smemAtN;
+    l.legalSync = e.legalAtN;
+    l.smemMbarrier = ::credit::smemBytes(f.geometry, N, e.P, Protocol::Mbarrier);
+    l.legalMbarrier = l.smemMbarrier <= target.smemOptinBytes;
+    f.legality.push_back(l);
+  }
+  return f;
+}
+
+//===----------------------------------------------------------------------===//
+// T_ctrl lookup.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool sameGeometry(const ::credit::WorkloadGeometry &a, const ::credit::WorkloadGeometry &b) {
+  return a.keepBytesPerElem == b.keepBytesPerElem && a.numStages == b.numStages &&
+         a.qMax == b.qMax && a.qSum == b.qSum && a.threads == b.threads;
+}
+
+std::string geometryText(const ::credit::WorkloadGeometry &g) {
+  return formatv("keep {0} B/element, L {1}, q max {2} sum {3}, {4} threads", g.keepBytesPerElem,
+                 g.numStages, g.qMax, g.qSum, g.threads)
+      .str();
+}
+
+/// Piecewise-linear interpolation of points (x, y) sorted by x, in the
+/// coordinate `u(x)`. Outside the range: the nearest point's y, `clamped` set.
+double interpolate(const std::vector<std::pair<double, double>> &pts, double x,
+                   double (*u)(double), bool &exact, bool &clamped, std::string &range) {
+  exact = clamped = false;
+  for (const auto &pt : pts)
+    if (pt.first == x) {
+      exact = true;
+      return pt.second;
+    }
+  if (x < pts.front().first) {
+    clamped = true;
+    range = formatv("{0}", static_cast<long long>(pts.front().first)).str();
+    return pts.front().second;
+  }
+  if (x > pts.back().first) {
+    clamped = true;
+    range = formatv("{0}", static_cast<long long>(pts.back().first)).str();
+    return pts.back().second;
+  }
+  for (size_t i = 0; i + 1 < pts.size(); ++i) {
+    const auto &a = pts[i], &b = pts[i + 1];
+    if (a.first < x && x < b.first) {
+      range = formatv("{0}..{1}", static_cast<long long>(a.first), static_cast<long long>(b.first))
+                  .str();
+      double w = (u(x) - u(a.first)) / (u(b.first) - u(a.first));
+      return a.second + w * (b.second - a.second);
+    }
+  }
+  return pts.back().second; // unreachable for sorted, distinct x
+}
+
+double log2u(double x) { return std::log2(x); }
+double linu(double x) { return x; }
+
+} // namespace
+
+Expected<CtrlLookup> credit::model::lookupControl(const DeviceProfile &profile,
+                                                  const KernelFacts &facts, Protocol protocol,
+                                                  int P, long long M, long long N) {
+  // M -> [(N, t)], from the entries of this kernel, protocol and P.
+  std::map<long long, std::map<long long, double>> table;
+  for (const ControlEntry &e : profile.control) {
+    if (e.kernel != facts.name || e.protocol != protocol || e.P != P)
+      continue;
+    if (e.geometry && !sameGeometry(*e.geometry, facts.geometry))
+      return createStringError(
+          inconvertibleErrorCode(),
+          formatv("{0}: T_ctrl of '{1}' was measured with {2}; this kernel has {3} (recalibrate "
+                  "with a file generated by this creditc, same --cta-threads)",
+                  profile.path, facts.name, geometryText(*e.geometry), geometryText(facts.geometry))
+              .str());
+    table[e.M][e.N] = e.tCtrlMs; // a repeated point: the last one wins
+  }
+  if (table.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             formatv("no T_ctrl for kernel '{0}', {1} protocol, P = {2} in {3}",
+                                     facts.name, protocolName(protocol), P, profile.path)
+                                 .str());
+  // For every measured M: T_ctrl at N (log-linear in N, clamped outside).
+  std::vector<std::pair<double, double>> byM;
+  bool anyClampedN = false, allExactN = true;
+  std::string nRange;
+  for (auto &[m, row] : table) {
+    std::vector<std::pair<double, double>> pts;
+    for (auto &[n, t] : row)
+      pts.push_back({static_cast<double>(n), t});
+    bool exact, clamped;
+    std::string range;
+    double t = interpolate(pts, static_cast<double>(N), log2u, exact, clamped, range);
+    anyClampedN |= clamped;
+    allExactN &= exact;
+    if (!exact && nRange.empty())
+      nRange = range;
+    byM.push_back({static_cast<double>(m), t});
+  }
+  CtrlLookup out;
+  bool exactM, clampedM;
+  std::string mRange;
+  double t = interpolate(byM, static_cast<double>(M), linu, exactM, clampedM, mRange);
+  std::string detail;
+  if (clampedM) {
+    // Outside the measured rows: proportional to M from the nearest measured M.
+    double m0 = std::stod(mRange);
+    t *= static_cast<double>(M) / m0;
+    detail = formatv("M scaled from {0}", mRange).str();
+  } else if (!exactM) {
+    detail = formatv("M in {0}", mRange).str();
+  }
+  if (!allExactN) {
+    if (!detail.empty())
+      detail += ", ";
+    detail += anyClampedN ? formatv("N clamped to {0}", nRange).str()
+                          : formatv("N in {0} (log2)", nRange).str();
+  }
+  out.ms = t;
+  out.source = (clampedM || anyClampedN) ? "extrapolated"
+               : (exactM && allExactN)   ? "measured"
+                                         : "interpolated";
+  out.detail = detail;
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// The model.
+//===----------------------------------------------------------------------===//
+
+Expected<Prediction> credit::model::predict(const KernelFacts &facts, const DeviceProfile &profile,
+                                            const Query &query) {
+  auto err = [](const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); };
+  if (!facts.accepted)
+    return err("kernel '" + facts.name + "' is rejected (" + facts.category + "): " + facts.reason);
+  if (query.M < 1)
+    return err("M must be at least 1");
+  if (query.N < 1 || query.N > ::credit::kMaxRowElems)
+    return err(formatv("N must be in [1, {0}]", ::credit::kMaxRowElems).str());
+  if (!(query.tBMs > 0) || !std::isfinite(query.tBMs))
+    return err("T_B must be a positive time in ms");
+  if (facts.legalityN != query.N)
+    return err(formatv("the kernel facts were computed for N = {0}, not {1}", facts.legalityN,
+                       query.N)
+                   .str());
+
+  Prediction p;
+  p.kernel = facts.name;
+  p.query = query;
+  p.deviceName = profile.deviceName;
+  p.profilePath = profile.path;
+  p.profileArch = profile.arch;
+  p.targetArch = facts.target.arch ? facts.target.arch : "";
+  p.sms = profile.sms;
+  p.smClockMHz = profile.smClockMHz;
+  p.smemReadBpc = profile.smemReadBpc;
+  p.smemWriteBpc = profile.smemWriteBpc;
+  if (!p.profileArch.empty() && p.profileArch != p.targetArch)
+    p.notes.push_back("the profile was measured on " + p.profileArch + "; Eq. 3 uses target " +
+                      p.targetArch);
+
+  const double M = static_cast<double>(query.M), N = static_cast<double>(query.N);
+  const double cyclesPerMs = profile.smClockMHz * 1e3;
+
+  // The non-clustered kernel T_B timed: staged where Eq. 3 allows P = 1.
+  bool stagedLegal = false;
+  for (const LegalityAtN &l : facts.legality)
+    if (l.P == 1)
+      stagedLegal = l.legalSync;
+  p.baselineAuto = query.baseline == BaselineKind::Auto;
+  if (query.baseline == BaselineKind::Staged && !stagedLegal)
+    return err(formatv("the staged kernel is not legal at N = {0} (Eq. 3, P = 1)", query.N).str());
+  p.baselineKernel = query.baseline == BaselineKind::Reread   ? "reread"
+                     : query.baseline == BaselineKind::Staged ? "staged"
+                     : stagedLegal                            ? "staged"
+                                                              : "reread";
+
+  // Eq. 5 / 7: the bytes of the global-reread schedule (row inputs per pass,
+  // outputs once, D_fixed), over T_B.
+  p.bBase = facts.baseline;
+  p.bReread = facts.reread;
+  p.bKeep = facts.keep;
+  p.dFixedPerElement = facts.fixedBroadcastPerElement;
+  p.dFixedPerRow = facts.fixedPerRow;
+  p.dBaseBytes = M * (N * static_cast<double>(facts.baseline + facts.fixedBroadcastPerElement) +
+                      static_cast<double>(facts.fixedPerRow));
+  p.rateBytesPerMs = p.dBaseBytes / query.tBMs;
+  p.tRereadSaved = M * N * static_cast<double>(facts.reread) / p.rateBytesPerMs;
+  p.tInput = M * N * static_cast<double>(facts.keep) / p.rateBytesPerMs;
+  if (facts.reread == 0)
+    p.notes.push_back("b_reread = 0: nothing to save, no P can win");
+
+  std::vector<std::string> missing;
+  for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier}) {
+    for (const LegalityAtN &l : facts.legality) {
+      if (l.P < 2)
+        continue;
+      Candidate c;
+      c.protocol = proto;
+      c.P = l.P;
+      c.legal = proto == Protocol::Sync ? l.legalSync : l.legalMbarrier;
+      c.smemBytes = proto == Protocol::Sync ? l.smemSync : l.smemMbarrier;
+      c.slice = ::credit::sliceElems(query.N, l.P);
+      c.clustersPerWave = profile.sms / l.P;
+      if (!c.legal) {
+        c.note = "not legal (Eq. 3)";
+        p.candidates.push_back(c);
+        continue;
+      }
+      if (c.clustersPerWave < 1) {
+        c.note = formatv("a cluster of {0} needs more than the device's {1} SMs", l.P, profile.sms);
+        p.candidates.push_back(c);
+        continue;
+      }
+      // Eq. 8 with one CTA per SM: W waves of floor(S / P) concurrent clusters.
+      c.W = (query.M + c.clustersPerWave - 1) / c.clustersPerWave;
+      const std::map<int, double> &dsm =
+          proto == Protocol::Sync ? profile.dsmemStoreBpc : profile.dsmemStoreAsyncBpc;
+      auto rate = dsm.find(l.P);
+      if (rate == dsm.end()) {
+        c.note = formatv("no rates_Bpc.{0}.\"{1}\" in the profile",
+                         proto == Protocol::Sync ? "dsmem_store" : "dsmem_store_async", l.P)
+                     .str();
+        missing.push_back(c.note);
+        p.candidates.push_back(c);
+        continue;
+      }
+      Expected<CtrlLookup> ctrl =
+          lookupControl(profile, facts, proto, l.P, query.M, query.N);
+      if (!ctrl) {
+        c.note = toString(ctrl.takeError());
+        missing.push_back(c.note);
+        p.candidates.push_back(c);
+        continue;
+      }
+      const double W = static_cast<double>(c.W), slice = static_cast<double>(c.slice);
+      c.tCtrl = ctrl->ms;
+      c.ctrlSource = ctrl->source;
+      c.ctrlDetail = ctrl->detail;
+      // Per CTA and wave: the replayed SMEM reads (b_reread per element of the
+      // slice), the remote pushes ((P-1) peers x sum q_l scalars x 4 B; not
+      // multiplied by P: the P sources store concurrently on their own SMs),
+      // the deposit (b_keep per element).
+      c.replayBytesPerCta = slice * static_cast<double>(facts.reread);
+      c.dsmBytesPerCta = static_cast<double>(l.P - 1) * facts.qSum() * 4.0;
+      c.depositBytesPerCta = slice * static_cast<double>(facts.keep);
+      c.tReplay = W * c.replayBytesPerCta / profile.smemReadBpc / cyclesPerMs;
+      c.tDSM = W * c.dsmBytesPerCta / rate->second / cyclesPerMs;
+      c.tSmemW = W * c.depositBytesPerCta / profile.smemWriteBpc / cyclesPerMs;
+      c.tDeposit = std::max(0.0, c.tSmemW - p.tInput);
+      c.deltaT = p.tRereadSaved - c.tCtrl - c.tReplay - c.tDSM - c.tDeposit; // Eq. 9
+      c.evaluated = true;
+      p.candidates.push_back(c);
+    }
+  }
+
+  auto better = [&](std::optional<size_t> cur, size_t i) {
+    return !cur || p.candidates[i].deltaT > p.candidates[*cur].deltaT;
+  };
+  bool anyLegal = false;
+  for (size_t i = 0; i < p.candidates.size(); ++i) {
+    const Candidate &c = p.candidates[i];
+    anyLegal |= c.legal;
+    if (!c.evaluated)
+      continue;
+    if (better(p.chosen, i))
+      p.chosen = i;
+    std::optional<size_t> &perProto =
+        c.protocol == Protocol::Sync ? p.chosenSync : p.chosenMbarrier;
+    if (better(perProto, i))
+      perProto = i;
+  }
+  if (!anyLegal) {
+    p.verdict = "no legal cluster size";
+    return p;
+  }
+  if (!p.chosen) {
+    std::string all;
+    for (const std::string &m : missing)
+      all += "\n  " + m;
+    return err("the profile cannot evaluate any legal cluster size:" + all);
+  }
+  p.profitable = p.candidates[*p.chosen].deltaT > 0;
+  p.verdict = p.profitable ? "profitable" : "not profitable";
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Output.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// "+0.0612" / "-0.0040": the sign of dT is the verdict, so it is always shown.
+std::string signedMs(double v) {
+  return (v >= 0 ? "+" : "") + formatv("{0:F4}", v).str();
+}
+} // namespace
+
+void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
+  const Query &q = p.query;
+  os << formatv("prediction for '{0}' at M = {1}, N = {2} (target {3})\n", p.kernel, q.M, q.N,
+                p.targetArch);
+  os << formatv("profile: {0} ({1}): S = {2} SMs, f = {3:F1} MHz, B_SMEM^r = {4:F2} B/clk, "
+                "B_SMEM^w = {5:F2} B/clk\n",
+                p.deviceName, p.profilePath, p.sms, p.smClockMHz, p.smemReadBpc, p.smemWriteBpc);
+  os << formatv("baseline: {0} kernel{1}, T_B = {2:F4} ms\n", p.baselineKernel,
+                p.baselineAuto ? (p.baselineKernel == "staged"
+                                      ? " (selected: Eq. 3 allows P = 1)"
+                                      : " (selected: the row does not fit one CTA)")
+                               : "",
+                q.tBMs);
+  os << formatv("  D_base    = M (N (b_B {0} + D_fixed {1}) + {2}) = {3:F0} B        (Eq. 5)\n",
+                p.bBase, p.dFixedPerElement, p.dFixedPerRow, p.dBaseBytes);
+  os << formatv("  R_B       = D_base / T_B = {0:F1} GB/s                            (Eq. 7)\n",
+                p.rateBytesPerMs / 1e6);
+  os << formatv("  T_saved   = M N b_reread {0} / R_B = {1:F4} ms\n", p.bReread, p.tRereadSaved);
+  os << formatv("  T_input   = M N b_keep {0} / R_B = {1:F4} ms\n", p.bKeep, p.tInput);
+  os << "\n";
+  os << formatv("  {0,-9} {1,3} {2,-5} {3,8} {4,5} {5,10} {6,-13} {7,10} {8,10} {9,10} {10,10} "
+                "{11,10}\n",
+                "protocol", "P", "Eq.3", "smem B", "W", "T_ctrl", "(source)", "T_replay", "T_DSM",
+                "T_SMEM^w", "T_deposit", "dT (ms)");
+  for (size_t i = 0; i < p.candidates.size(); ++i) {
+    const Candidate &c = p.candidates[i];
+    os << formatv("  {0,-9} {1,3} {2,-5} {3,8} ", protocolName(c.protocol), c.P,
+                  c.legal ? "yes" : "no", c.smemBytes);
+    if (!c.evaluated) {
+      os << "  not evaluated: " << c.note << "\n";
+      continue;
+    }
+    os << formatv("{0,5} {1,10:F4} {2,-13} {3,10:F4} {4,10:F6} {5,10:F4} {6,10:F4} {7,10}{8}\n",
+                  c.W, c.tCtrl, c.ctrlSource, c.tReplay, c.tDSM, c.tSmemW, c.tDeposit,
+                  signedMs(c.deltaT), p.chosen && *p.chosen == i ? "  <-" : "");
+  }
+  os << "\n";
+  for (const std::string &n : p.notes)
+    os << "note: " << n << "\n";
+  for (const Candidate &c : p.candidates)
+    if (c.evaluated && c.ctrlSource != "measured")
+      os << formatv("note: T_ctrl for {0} P = {1} is {2} ({3})\n", protocolName(c.protocol), c.P,
+                    c.ctrlSource, c.ctrlDetail);
+  if (!p.chosen) {
+    os << formatv("verdict: {0}: Eq. 3 allows no cluster size at N = {1}\n", p.verdict, q.N);
+    return;
+  }
+  const Candidate &c = p.candidates[*p.chosen];
+  os << formatv("chosen: P = {0}, {1} protocol: dT = T_saved - T_ctrl - T_replay - T_DSM - "
+                "T_deposit = {2:F4} - {3:F4} - {4:F4} - {5:F6} - {6:F4} = {7} ms\n",
+                c.P, protocolName(c.protocol), p.tRereadSaved, c.tCtrl, c.tReplay, c.tDSM,
+                c.tDeposit, signedMs(c.deltaT));
+  os << formatv("verdict: {0} (predicted clustered time T_B - dT = {1:F4} ms, {2:F3}x)\n",
+                p.verdict, q.tBMs - c.deltaT, q.tBMs / (q.tBMs - c.deltaT));
+}
+
+json::Value credit::model::predictionToJSON(const Prediction &p) {
+  json::Array cands;
+  for (const Candidate &c : p.candidates) {
+    json::Object o{{"protocol", protocolName(c.protocol)},
+                   {"P", c.P},
+                   {"legal", c.legal},
+                   {"evaluated", c.evaluated},
+                   {"smem_bytes", c.smemBytes},
+                   {"slice", c.slice}};
+    if (!c.evaluated) {
+      o["note"] = c.note;
+    } else {
+      o["clusters_per_wave"] = c.clustersPerWave;
+      o["W"] = c.W;
+      o["T_ctrl_ms"] = c.tCtrl;
+      o["T_ctrl_source"] = c.ctrlSource;
+      if (!c.ctrlDetail.empty())
+        o["T_ctrl_detail"] = c.ctrlDetail;
+      o["replay_bytes_per_cta"] = c.replayBytesPerCta;
+      o["dsm_bytes_per_cta"] = c.dsmBytesPerCta;
+      o["deposit_bytes_per_cta"] = c.depositBytesPerCta;
+      o["T_replay_ms"] = c.tReplay;
+      o["T_DSM_ms"] = c.tDSM;
+      o["T_SMEM_w_ms"] = c.tSmemW;
+      o["T_deposit_ms"] = c.tDeposit;
+      o["delta_T_ms"] = c.deltaT;
+    }
+    cands.push_back(std::move(o));
+  }
+  auto choice = [&](std::optional<size_t> i) -> json::Value {
+    if (!i)
+      return nullptr;
+    const Candidate &c = p.candidates[*i];
+    return json::Object{{"protocol", protocolName(c.protocol)},
+                        {"P", c.P},
+                        {"delta_T_ms", c.deltaT},
+                        {"predicted_ms", p.query.tBMs - c.deltaT}};
+  };
+  json::Array notes;
+  for (const std::string &n : p.notes)
+    notes.push_back(n);
+  return json::Object{
+      {"kernel", p.kernel},
+      {"M", p.query.M},
+      {"N", p.query.N},
+      {"target", p.targetArch},
+      {"T_B_ms", p.query.tBMs},
+      {"baseline", p.baselineKernel},
+      {"baseline_selected", p.baselineAuto},
+      {"profile",
+       json::Object{{"path", p.profilePath},
+                    {"device", p.deviceName},
+                    {"arch", p.profileArch},
+                    {"sms", p.sms},
+                    {"sm_clock_MHz", p.smClockMHz},
+                    {"smem_read_Bpc", p.smemReadBpc},
+                    {"smem_write_Bpc", p.smemWriteBpc}}},
+      {"bytes_per_element",
+       json::Object{{"baseline", p.bBase},
+                    {"reread", p.bReread},
+                    {"keep", p.bKeep},
+                    {"fixed_broadcast", p.dFixedPerElement}}},
+      {"fixed_bytes_per_row", p.dFixedPerRow},
+      {"D_base_bytes", p.dBaseBytes},
+      {"R_B_GBps", p.rateBytesPerMs / 1e6},
+      {"T_reread_saved_ms", p.tRereadSaved},
+      {"T_input_ms", p.tInput},
+      {"candidates", std::move(cands)},
+      {"chosen", choice(p.chosen)},
+      {"chosen_sync", choice(p.chosenSync)},
+      {"chosen_mbarrier", choice(p.chosenMbarrier)},
+      {"profitable", p.profitable},
+      {"verdict", p.verdict},
+      {"notes", std::move(notes)},
+  };
+}
