@@ -528,23 +528,31 @@ struct Device {
 
 // Launches `kernel` in clusters of P (grid = P: one cluster), `threads` per CTA,
 // dev.microSmem dynamic SMEM.
-template <class... KArgs, class... Args>
-bool launchCluster(Device& dev, void (*kernel)(KArgs...), int P, int threads, Args... args) {
-  CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(dev.microSmem)));
-  if (P > 8) CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+// A launch of one cluster of P CTAs (grid = P), `smem` dynamic bytes each;
+// `attr` must outlive the returned configuration.
+static cudaLaunchConfig_t oneClusterConfig(cudaLaunchAttribute (&attr)[1], int P, int threads,
+                                           size_t smem) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(P));
   cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.dynamicSmemBytes = dev.microSmem;
-  cfg.stream = dev.stream;
-  cudaLaunchAttribute attr[1];
+  cfg.dynamicSmemBytes = smem;
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = static_cast<unsigned>(P);
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
+  return cfg;
+}
+
+template <class... KArgs, class... Args>
+bool launchCluster(Device& dev, void (*kernel)(KArgs...), int P, int threads, Args... args) {
+  CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(dev.microSmem)));
+  if (P > 8) CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t cfg = oneClusterConfig(attr, P, threads, dev.microSmem);
+  cfg.stream = dev.stream;
   CUDA_TRY(cudaLaunchKernelEx(&cfg, kernel, args...));
   CUDA_TRY(cudaStreamSynchronize(dev.stream));
   return true;
@@ -559,17 +567,8 @@ bool clusterFits(Device& dev, void (*kernel)(KArgs...), int P, int threads) {
     (void)cudaGetLastError();
     return false;
   }
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(P));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.dynamicSmemBytes = dev.microSmem;
   cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(P);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cudaLaunchConfig_t cfg = oneClusterConfig(attr, P, threads, dev.microSmem);
   int n = 0;
   if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
     (void)cudaGetLastError();
