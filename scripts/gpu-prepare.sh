@@ -18,6 +18,18 @@ for k in layernorm wvar_bwd pearson_bwd softmax_logits_bwd lars quant_int8; do
   echo "CREDIT_WORKLOAD($k)" >> "$gen/credit_gpu_registry.inc"
 done
 cp -r /usr/include/catch2 "$out/include/"
-git -C "$root" rev-parse HEAD > "$gen/commit" 2>/dev/null || true
+git -C "$root" describe --always --dirty --abbrev=40 > "$gen/commit" 2>/dev/null || true
 echo "$threads" > "$gen/cta_threads"
+# Issue 6's examples (scripts/gpu-examples.sh): the PyTorch extension's generated
+# files, and the consumer program built from the installed package by
+# scripts/test-consumer.sh (ctest's consumer-package) when that has run.
+CREDITC="$creditc" "$root/examples/pytorch/prepare.sh" "$out/pytorch" > /dev/null
+cp "$gen/commit" "$out/commit"
+consumer="${BUILD_DIR:-$(dirname "$(dirname "$creditc")")}/consumer-test/build/credit-consumer"
+rm -rf "$out/consumer"
+if [ -x "$consumer" ]; then
+  mkdir -p "$out/consumer" && cp "$consumer" "$out/consumer/"
+else
+  echo "note: no $consumer (run scripts/test-consumer.sh first); the consumer's GPU run is skipped"
+fi
 echo "prepared $out (carry it: run(carry=['.gpu']))"

@@ -2,6 +2,7 @@
 # One device call: scripts/gpu-check.sh (tests, sanitizers), then the benchmark
 # with whatever time is left under the call's limit, then its summary and plots.
 # Everything lands in one archive, $OUT/credit-gpu-results.tar.gz.
+# CREDIT_BENCH_ARGS: more run_bench.py options (e.g. "--no-peers --extra-gen t1024=.gpu/gen1024").
 #   run(command="scripts/gpu-session.sh", carry=[".gpu"], timeout_s=600)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,6 +22,7 @@ if [ "${CREDIT_SKIP_BENCH:-0}" != 1 ] && [ $left -gt 60 ]; then
   echo; echo "=== benchmark (budget ${left} s)"
   PYTHONUNBUFFERED=1 timeout $(( left + 30 )) python3 "$root/bench/run_bench.py" --gen "$root/.gpu/gen" \
     --out "$CREDIT_LOG_DIR" --budget-s $left --N "${CREDIT_BENCH_N:-65536,16384,4096,262144,32768,8192,131072}" \
+    ${CREDIT_BENCH_ARGS:-} \
     > "$CREDIT_LOG_DIR/bench.log" 2>&1
   tail -5 "$CREDIT_LOG_DIR/bench.log"
   python3 "$root/bench/report_bench.py" "$CREDIT_LOG_DIR/results.jsonl" --out "$CREDIT_LOG_DIR" > "$CREDIT_LOG_DIR/report.log" 2>&1

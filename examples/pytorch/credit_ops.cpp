@@ -2,14 +2,23 @@
 // quant_int8.credit), built by credit_torch.py with torch.utils.cpp_extension.load
 // together with the generated .cu files. Only the extern "C" launch API of the
 // headers that `creditc --header` writes is used; every argument is checked here
-// (TORCH_CHECK: RuntimeError, TORCH_CHECK_TYPE: TypeError, TORCH_CHECK_VALUE:
+// (TORCH_CHECK: RuntimeError, TORCH_CHECK_TYPE: TypeError, checkValue:
 // ValueError) before anything reaches the launchers, which validate the launch
 // again (Eq. 3, SMEM, cluster size) and return a status.
+//
+// Bad values raise std::invalid_argument, which pybind11 turns into ValueError,
+// rather than TORCH_CHECK_VALUE: on the H200 machine (torch 2.11.0+cu130) the
+// first TORCH_CHECK_VALUE this module threw (the weight-shape check, with the
+// message formatting v.sizes()) killed the process with SIGSEGV, while
+// TORCH_CHECK and TORCH_CHECK_TYPE raised normally. credit_torch.py checks the
+// same values in Python first; the test calls the module directly once to
+// cover this path.
 #include <torch/extension.h>
 
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -18,13 +27,24 @@
 
 namespace {
 
+// ValueError in Python (pybind11 translates std::invalid_argument).
+void checkValue(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+std::string shapeText(const torch::Tensor& t) {
+  std::string s = "[";
+  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + std::to_string(t.size(d));
+  return s + "]";
+}
+
 // x: a CUDA float32 tensor, contiguous, rows of N = x.size(-1) elements.
 void checkRows(const torch::Tensor& x, const char* name) {
   TORCH_CHECK(x.is_cuda(), name, " must be a CUDA tensor, got one on ", x.device());
   TORCH_CHECK_TYPE(x.scalar_type() == torch::kFloat32, name, " must be float32, got ",
                    x.scalar_type());
-  TORCH_CHECK_VALUE(x.dim() >= 1, name, " must have at least one dimension (rows of N)");
-  TORCH_CHECK_VALUE(x.size(-1) > 0, name, ": the row width N = size(-1) must be positive");
+  checkValue(x.dim() >= 1, std::string(name) + " must have at least one dimension (rows of N)");
+  checkValue(x.size(-1) > 0, std::string(name) + ": the row width N = size(-1) must be positive");
   TORCH_CHECK(x.is_contiguous(), name, " must be contiguous (call .contiguous() first)");
 }
 
@@ -33,8 +53,9 @@ void checkBroadcast(const torch::Tensor& v, const torch::Tensor& x, const char* 
   TORCH_CHECK(v.device() == x.device(), name, " must be on ", x.device(), ", got ", v.device());
   TORCH_CHECK_TYPE(v.scalar_type() == torch::kFloat32, name, " must be float32, got ",
                    v.scalar_type());
-  TORCH_CHECK_VALUE(v.dim() == 1 && v.size(0) == x.size(-1), name, " must have shape [",
-                    x.size(-1), "] (the row width of x), got ", v.sizes());
+  checkValue(v.dim() == 1 && v.size(0) == x.size(-1),
+             std::string(name) + " must have shape [" + std::to_string(x.size(-1)) +
+                 "] (the row width of x), got " + shapeText(v));
   TORCH_CHECK(v.is_contiguous(), name, " must be contiguous");
 }
 
@@ -53,8 +74,8 @@ std::tuple<std::string, int> plan(long long N, int protocol, MaxLegalN maxLegal)
 }
 
 void checkProtocol(int64_t protocol) {
-  TORCH_CHECK_VALUE(protocol == 0 || protocol == 1,
-                    "protocol must be 0 (sync) or 1 (mbarrier), got ", protocol);
+  checkValue(protocol == 0 || protocol == 1,
+             "protocol must be 0 (sync) or 1 (mbarrier), got " + std::to_string(protocol));
 }
 
 void checkStatus(int status, const char* what, const std::string& variant, int P,
@@ -71,7 +92,7 @@ torch::Tensor layernorm(const torch::Tensor& x, const torch::Tensor& weight,
   checkBroadcast(weight, x, "weight");
   checkBroadcast(bias, x, "bias");
   checkProtocol(protocol);
-  TORCH_CHECK_VALUE(P >= 0 && P <= 16, "P must be 0 (automatic) or 1, 2, 4, 8, 16, got ", P);
+  checkValue(P >= 0 && P <= 16, "P must be 0 (automatic) or 1, 2, 4, 8, 16, got " + std::to_string(P));
   const long long N = x.size(-1);
   const long long M = x.numel() / N;
   c10::cuda::CUDAGuard guard(x.device());
@@ -96,7 +117,7 @@ std::tuple<torch::Tensor, torch::Tensor> quant_int8(const torch::Tensor& x, int6
                                                     int64_t protocol) {
   checkRows(x, "x");
   checkProtocol(protocol);
-  TORCH_CHECK_VALUE(P >= 0 && P <= 16, "P must be 0 (automatic) or 1, 2, 4, 8, 16, got ", P);
+  checkValue(P >= 0 && P <= 16, "P must be 0 (automatic) or 1, 2, 4, 8, 16, got " + std::to_string(P));
   const long long N = x.size(-1);
   const long long M = x.numel() / N;
   c10::cuda::CUDAGuard guard(x.device());
@@ -119,7 +140,7 @@ std::tuple<torch::Tensor, torch::Tensor> quant_int8(const torch::Tensor& x, int6
 
 std::tuple<std::string, int> layernorm_plan(int64_t N, int64_t protocol) {
   checkProtocol(protocol);
-  TORCH_CHECK_VALUE(N > 0, "N must be positive");
+  checkValue(N > 0, "N must be positive");
   return plan(N, static_cast<int>(protocol), credit_layernorm_max_legal_n);
 }
 

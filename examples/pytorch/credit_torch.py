@@ -45,14 +45,31 @@ def load(verbose=False):
     return _ext
 
 
+def _check_options(P, protocol):
+    if protocol not in (0, 1):
+        raise ValueError(f"protocol must be 0 (sync) or 1 (mbarrier), got {protocol!r}")
+    if not isinstance(P, int) or not 0 <= P <= 16:
+        raise ValueError(f"P must be 0 (automatic) or 1, 2, 4, 8, 16, got {P!r}")
+
+
+def _check_vector(v, x, name):
+    """weight/bias: shape [N] (N = x.size(-1)); device, dtype and layout are checked by the module."""
+    if x.dim() >= 1 and tuple(v.shape) != (x.shape[-1],):
+        raise ValueError(f"{name} must have shape [{x.shape[-1]}] (the row width of x), got {list(v.shape)}")
+
+
 def layernorm(x, weight, bias, P=0, protocol=0):
     """LayerNorm over the last dimension, eps = 1e-5 (compiled into layernorm.credit).
     P = 0 picks the cluster size (layernorm_plan); protocol 0 = sync, 1 = mbarrier."""
+    _check_options(P, protocol)
+    _check_vector(weight, x, "weight")
+    _check_vector(bias, x, "bias")
     return load().layernorm(x, weight, bias, P, protocol)
 
 
 def quant_int8(x, P=0, protocol=0):
     """Row-wise symmetric int8 quantization over the last dimension: (q int8, scale float32)."""
+    _check_options(P, protocol)
     return load().quant_int8(x, P, protocol)
 
 

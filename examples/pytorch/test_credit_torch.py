@@ -148,6 +148,11 @@ def main():
                                torch.zeros(big, device=dev), P=1),
                  RuntimeError, "not launched", f"N = {big} > Eq. 3 bound for P = 1")
     expect_error(lambda: credit_torch.quant_int8(x.cpu()), RuntimeError, "CUDA tensor", "quant_int8: x on the CPU")
+    # Last, and straight into the module (no Python-side check first): its own
+    # ValueError path (credit_ops.cpp, checkValue).
+    expect_error(lambda: ext.layernorm(x, torch.ones(255, device=dev), b, 0, 0), ValueError, "shape",
+                 "module: weight of the wrong size")
+    expect_error(lambda: ext.layernorm(x, w, b, 32, 0), ValueError, "P must be", "module: P = 32")
 
     print(f"{len(failures)} check(s) FAILED: {failures}" if failures else "all checks passed")
     return 1 if failures else 0

@@ -12,8 +12,9 @@
 // Rows checked: all when M <= 64, otherwise 16 rows (first, second, middle,
 // last and 12 random ones): the reference is a host loop in double.
 //
-// CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: one odd
-// shape, every variant, for compute-sanitizer). Without a GPU every test case skips with a visible
+// CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096 and
+// 4099 -- the bulk-copy float4 path and the scalar path -- every variant, for
+// compute-sanitizer). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
@@ -347,8 +348,8 @@ void runWorkload(const Workload &w) {
   if (scope() == "small") {
     Ns = {1, 31, 1000, 4099};
     Ms = {1, 7};
-  } else if (scope() == "tiny") { // under compute-sanitizer: every variant, one odd shape
-    Ns = {4099};
+  } else if (scope() == "tiny") { // under compute-sanitizer: every variant, both load paths
+    Ns = {4096, 4099};                // 4096: float4 + bulk copies (1-4 chunks); 4099: scalar
     Ms = {3};
   }
   std::random_device rd;

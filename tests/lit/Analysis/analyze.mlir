@@ -15,19 +15,21 @@
 //   fixed: g 4 B/element, 0 B/row (c is never read);  K: sync 2*2 = 4, mbarrier 1
 //   legality, sm_120 (S_max 101376, P <= 8), qMax 1, qSum 2, L 2, b_keep 4:
 //     warpPartials 8*1*4 = 32, ctaPartial 4 -> 16
-//     sync slots 4P -> 16, 16, 16, 32: S = 64, 64, 64, 80
-//     mbar slots 8P -> 16, 16, 32, 64, + 2*8 = 16: S = 80, 80, 96, 128
-//     max_N: (101376-64)/4 = 25328 -> 25328, 50656, 101312; (101376-80)/4 = 25324 -> 202592
-//     N = 8192: slice 8192, 4096, 2048, 1024 -> smem 32832, 16448, 8256, 4176: all legal
+//     loadBars 4*8 per kept input = 32 B (x)
+//     sync slots 4P -> 16, 16, 16, 32: S = 48 + slots + 32 = 96, 96, 96, 112
+//     mbar slots 8P -> 16, 16, 32, 64, + 2*8 = 16, + 32: S = 112, 112, 128, 160
+//     max_N: (101376-96)/4 = 25320 -> 25320, 50640, 101280; (101376-112)/4 = 25316 -> 202528
+//     N = 8192: slice 8192, 4096, 2048, 1024 -> smem 32768+96 = 32864, 16384+96 = 16480,
+//       8192+96 = 8288, 4096+112 = 4208: all legal
 
 // CHECK-LABEL: credit.kernel @pipeline attributes {
 // CHECK-SAME: credit.barriers = {mbarrier = 1 : i64, sync = 4 : i64},
 // CHECK-SAME: credit.classification = {category = "accepted", location = loc("p.credit":1:8), reason = "accepted: 8 B/element of re-reads (x (3 passes)) become shared-memory reads when the row is kept on chip; only 2 stage(s) of compact partials cross DSMEM"},
 // CHECK-SAME: credit.legality = {N = 8192 : i64, smem_limit = 101376 : i64, table = [
-// CHECK-SAME: {P = 1 : i64, legal = true, max_N = 25328 : i64, portable = true, scratch_mbarrier = 80 : i64, scratch_sync = 64 : i64, smem = 32832 : i64},
-// CHECK-SAME: {P = 2 : i64, legal = true, max_N = 50656 : i64, portable = true, scratch_mbarrier = 80 : i64, scratch_sync = 64 : i64, smem = 16448 : i64},
-// CHECK-SAME: {P = 4 : i64, legal = true, max_N = 101312 : i64, portable = true, scratch_mbarrier = 96 : i64, scratch_sync = 64 : i64, smem = 8256 : i64},
-// CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202592 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 80 : i64, smem = 4176 : i64}], target = "sm_120", threads = 256 : i64},
+// CHECK-SAME: {P = 1 : i64, legal = true, max_N = 25320 : i64, portable = true, scratch_mbarrier = 112 : i64, scratch_sync = 96 : i64, smem = 32864 : i64},
+// CHECK-SAME: {P = 2 : i64, legal = true, max_N = 50640 : i64, portable = true, scratch_mbarrier = 112 : i64, scratch_sync = 96 : i64, smem = 16480 : i64},
+// CHECK-SAME: {P = 4 : i64, legal = true, max_N = 101280 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 96 : i64, smem = 8288 : i64},
+// CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202528 : i64, portable = true, scratch_mbarrier = 160 : i64, scratch_sync = 112 : i64, smem = 4208 : i64}], target = "sm_120", threads = 256 : i64},
 // CHECK-SAME: credit.passes = [{pass = "stage 1", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "stage 2", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "h", reads = ["x", "dy"], reads_broadcast = ["g"], reads_scalar = []}],
 // CHECK-SAME: credit.traffic = {L = 2 : i64, baseline = 20 : i64, ceiling = 1.666666666666666{{[0-9]*}} : f64, cluster = 12 : i64, fixed_broadcast_per_element = 4 : i64, fixed_per_row = 0 : i64, keep = 4 : i64, kept = ["x"], outputs = 4 : i64, q = array<i64: 1, 1>, reread = 8 : i64}}
 // CHECK-NOT:   credit.neighbor
@@ -39,8 +41,8 @@
 // CHECK-NEXT:    credit.reduce <sum> (%x, %m) : (!credit.row<f32>, f32) -> f32
 // CHECK:       credit.apply (%x, %dy, %g, %m, %s, %m2) {credit.reads = ["x", "dy"], credit.reads_broadcast = ["g"]}
 
-// Defaults: sm_90, no N (no smem / legal fields).
-// DEFAULT: credit.legality = {smem_limit = 232448 : i64, table = [{P = 1 : i64, max_N = 58096 : i64, portable = true, scratch_mbarrier = 80 : i64, scratch_sync = 64 : i64}
+// Defaults: sm_90, no N (no smem / legal fields). P = 1: (232448-96)/4 = 58088.
+// DEFAULT: credit.legality = {smem_limit = 232448 : i64, table = [{P = 1 : i64, max_N = 58088 : i64, portable = true, scratch_mbarrier = 112 : i64, scratch_sync = 96 : i64}
 // DEFAULT-SAME: target = "sm_90", threads = 256 : i64}
 credit.kernel @pipeline {
   %x = credit.input "x" row : !credit.row<f32>

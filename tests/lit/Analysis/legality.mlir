@@ -10,7 +10,9 @@
 // runtime/include/credit/runtime/Layout.h (threads = 256, i.e. 8 warps; every
 // region rounded up to 16 bytes):
 //   warpPartials 8 * qMax * 4 | ctaPartial qMax * 4 |
-//   slots P * qMax * 4 (sync) or P * qSum * 4 (mbarrier) | mbarriers L * 8 (mbarrier only)
+//   slots P * qMax * 4 (sync) or P * qSum * 4 (mbarrier) | mbarriers L * 8 (mbarrier only) |
+//   loadBars 4*8 per kept input = 32 B (kLoadChunks = 4 bulk-load mbarriers per
+//   kept array, numKeptArrays = ceil(b_keep / 4); both protocols)
 // max_N (sync) = P * roundDown((S_max - S_scratch_sync) / b_keep, 4).
 // P runs over 1, 2, 4, 8 and, where the target allows non-portable clusters
 // (sm_90, sm_100), 16.
@@ -18,52 +20,54 @@
 // Kernel @three_kept: x, w, v each read by stage 1 and by h: b_keep = 12.
 // Stage 1 has q = 3 (sum x, sum w, sum v), stage 2 q = 1: L = 2, qMax = 3, qSum = 4.
 //   warpPartials 8*3*4 = 96 -> 96;  ctaPartial 3*4 = 12 -> 16;  fixed part 112.
-//   sync slots 12P:  P=1 12->16: 128 | P=2 24->32: 144 | P=4 48: 160 | P=8 96: 208 | P=16 192: 304
-//   mbar slots 16P + mbarriers 2*8 = 16:
-//                    P=1 16: 144 | P=2 32: 160 | P=4 64: 192 | P=8 128: 256 | P=16 256: 384
+//   loadBars: 3 kept inputs * 4*8 = 96 -> 96.
+//   sync slots 12P:  P=1 12->16: 112+16+96 = 224 | P=2 24->32: 240 | P=4 48: 256 | P=8 96: 304
+//                    | P=16 192: 400
+//   mbar slots 16P + mbarriers 2*8 = 16 + loadBars 96:
+//                    P=1 16: 240 | P=2 32: 256 | P=4 64: 288 | P=8 128: 352 | P=16 256: 480
 // sm_90, S_max = 232448:
-//   P=1:  (232448-128)/12 = 19360.0 -> 19360 -> max_N 19360
-//   P=2:  (232448-144)/12 = 19358.7 -> 19356 -> max_N 38712
-//   P=4:  (232448-160)/12 = 19357.3 -> 19356 -> max_N 77424
-//   P=8:  (232448-208)/12 = 19353.3 -> 19352 -> max_N 154816
-//   P=16: (232448-304)/12 = 19345.3 -> 19344 -> max_N 309504
+//   P=1:  (232448-224)/12 = 19352.0 -> 19352 -> max_N 19352
+//   P=2:  (232448-240)/12 = 19350.7 -> 19348 -> max_N 38696
+//   P=4:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 77392
+//   P=8:  (232448-304)/12 = 19345.3 -> 19344 -> max_N 154752
+//   P=16: (232448-400)/12 = 19337.3 -> 19336 -> max_N 309376
 //   N = 65536: slice 65536, 32768, 16384, 8192, 4096 (all multiples of 4)
-//     smem = 786432+128 = 786560 (no) | 393216+144 = 393360 (no) | 196608+160 = 196768 (yes)
-//          | 98304+208 = 98512 (yes)  | 49152+304 = 49456 (yes)
+//     smem = 786432+224 = 786656 (no) | 393216+240 = 393456 (no) | 196608+256 = 196864 (yes)
+//          | 98304+304 = 98608 (yes)  | 49152+400 = 49552 (yes)
 // SM90-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 232448 : i64, table = [
-// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19360 : i64, portable = true, scratch_mbarrier = 144 : i64, scratch_sync = 128 : i64, smem = 786560 : i64},
-// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38712 : i64, portable = true, scratch_mbarrier = 160 : i64, scratch_sync = 144 : i64, smem = 393360 : i64},
-// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77424 : i64, portable = true, scratch_mbarrier = 192 : i64, scratch_sync = 160 : i64, smem = 196768 : i64},
-// SM90-SAME: {P = 8 : i64, legal = true, max_N = 154816 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 208 : i64, smem = 98512 : i64},
-// SM90-SAME: {P = 16 : i64, legal = true, max_N = 309504 : i64, portable = false, scratch_mbarrier = 384 : i64, scratch_sync = 304 : i64, smem = 49456 : i64}],
+// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19352 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
+// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38696 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
+// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77392 : i64, portable = true, scratch_mbarrier = 288 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM90-SAME: {P = 8 : i64, legal = true, max_N = 154752 : i64, portable = true, scratch_mbarrier = 352 : i64, scratch_sync = 304 : i64, smem = 98608 : i64},
+// SM90-SAME: {P = 16 : i64, legal = true, max_N = 309376 : i64, portable = false, scratch_mbarrier = 480 : i64, scratch_sync = 400 : i64, smem = 49552 : i64}],
 // SM90-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // N = 1000 exercises the slice rounding: ceil(1000/P) = 1000, 500, 250, 125, 63
-// -> slice 1000, 500, 252, 128, 64 -> smem 12000+128 = 12128 | 6000+144 = 6144
-// | 3024+160 = 3184 | 1536+208 = 1744 | 768+304 = 1072: all legal. "sm_90a"
+// -> slice 1000, 500, 252, 128, 64 -> smem 12000+224 = 12224 | 6000+240 = 6240
+// | 3024+256 = 3280 | 1536+304 = 1840 | 768+400 = 1168: all legal. "sm_90a"
 // names the sm_90 target.
 // N1000-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 1000 : i64, smem_limit = 232448 : i64, table = [
-// N1000-SAME: {P = 1 : i64, legal = true, {{.*}} smem = 12128 : i64},
-// N1000-SAME: {P = 2 : i64, legal = true, {{.*}} smem = 6144 : i64},
-// N1000-SAME: {P = 4 : i64, legal = true, {{.*}} smem = 3184 : i64},
-// N1000-SAME: {P = 8 : i64, legal = true, {{.*}} smem = 1744 : i64},
-// N1000-SAME: {P = 16 : i64, legal = true, {{.*}} smem = 1072 : i64}],
+// N1000-SAME: {P = 1 : i64, legal = true, {{.*}} smem = 12224 : i64},
+// N1000-SAME: {P = 2 : i64, legal = true, {{.*}} smem = 6240 : i64},
+// N1000-SAME: {P = 4 : i64, legal = true, {{.*}} smem = 3280 : i64},
+// N1000-SAME: {P = 8 : i64, legal = true, {{.*}} smem = 1840 : i64},
+// N1000-SAME: {P = 16 : i64, legal = true, {{.*}} smem = 1168 : i64}],
 // N1000-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // sm_120, S_max = 101376, clusters up to 8 (all portable, no P = 16 row):
-//   P=1: (101376-128)/12 = 8437.3 -> 8436 -> 8436    | P=2: (101376-144)/12 = 8436.0 -> 8436 -> 16872
-//   P=4: (101376-160)/12 = 8434.7 -> 8432 -> 33728   | P=8: (101376-208)/12 = 8430.7 -> 8428 -> 67424
-//   N = 65536: only P = 8 fits (98512 <= 101376; P = 4 needs 196768).
+//   P=1: (101376-224)/12 = 8429.3 -> 8428 -> 8428    | P=2: (101376-240)/12 = 8428.0 -> 8428 -> 16856
+//   P=4: (101376-256)/12 = 8426.7 -> 8424 -> 33696   | P=8: (101376-304)/12 = 8422.7 -> 8420 -> 67360
+//   N = 65536: only P = 8 fits (98608 <= 101376; P = 4 needs 196864).
 // SM120-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 101376 : i64, table = [
-// SM120-SAME: {P = 1 : i64, legal = false, max_N = 8436 : i64, portable = true, scratch_mbarrier = 144 : i64, scratch_sync = 128 : i64, smem = 786560 : i64},
-// SM120-SAME: {P = 2 : i64, legal = false, max_N = 16872 : i64, portable = true, scratch_mbarrier = 160 : i64, scratch_sync = 144 : i64, smem = 393360 : i64},
-// SM120-SAME: {P = 4 : i64, legal = false, max_N = 33728 : i64, portable = true, scratch_mbarrier = 192 : i64, scratch_sync = 160 : i64, smem = 196768 : i64},
-// SM120-SAME: {P = 8 : i64, legal = true, max_N = 67424 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 208 : i64, smem = 98512 : i64}],
+// SM120-SAME: {P = 1 : i64, legal = false, max_N = 8428 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
+// SM120-SAME: {P = 2 : i64, legal = false, max_N = 16856 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
+// SM120-SAME: {P = 4 : i64, legal = false, max_N = 33696 : i64, portable = true, scratch_mbarrier = 288 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM120-SAME: {P = 8 : i64, legal = true, max_N = 67360 : i64, portable = true, scratch_mbarrier = 352 : i64, scratch_sync = 304 : i64, smem = 98608 : i64}],
 // SM120-SAME: target = "sm_120", threads = 256 : i64}}
 //
 // Without N (sm_100, same limits as sm_90): no N, no smem / legal per row.
 // NON-LABEL: credit.kernel @three_kept attributes {credit.legality = {smem_limit = 232448 : i64, table = [
-// NON-SAME: {P = 1 : i64, max_N = 19360 : i64, portable = true, scratch_mbarrier = 144 : i64, scratch_sync = 128 : i64},
+// NON-SAME: {P = 1 : i64, max_N = 19352 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64},
 // NON:      target = "sm_100", threads = 256 : i64}}
 //
 // An unknown target or a negative N is an error on the kernel.
@@ -112,7 +116,8 @@ credit.kernel @three_kept {
 
 // -----
 
-// Nothing kept (b_keep = 0, L = 0, qMax = qSum = 0): S_scratch = 0 and max_N
+// Nothing kept (b_keep = 0, L = 0, qMax = qSum = 0; no kept input, so no
+// loadBars either): S_scratch = 0 and max_N
 // is the 32-bit cap 2147483647 rounded down to a multiple of 4P:
 //   P=1: 2147483644 | P=2: 2147483640 | P=4: 2147483632 | P=8: 2147483616 | P=16: 2147483584
 // At N = 65536 the keep term is 0: smem 0, legal for every P.

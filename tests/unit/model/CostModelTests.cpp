@@ -216,7 +216,8 @@ TEST_CASE("the deposit-overlap rule charges only the non-overlapped residual", "
 
 TEST_CASE("only Eq. 3-legal cluster sizes are candidates", "[model]") {
   SECTION("synthetic: P = 2 falls out above its max N") {
-    // keep 4 B: P = 2 holds at most 116192 elements (sync), P = 4 232384.
+    // keep 4 B, S_sync 96 (loadBars 32 included): P = 2 holds at most
+    // 2 * (232448 - 96) / 4 = 116176 elements (sync), P = 4 232352.
     Prediction p = run(facts(131072), profile(), 16, 131072, 1.0);
     CHECK(!find(p, Protocol::Sync, 2).legal);
     CHECK(!find(p, Protocol::Mbarrier, 2).legal);
@@ -230,14 +231,16 @@ TEST_CASE("only Eq. 3-legal cluster sizes are candidates", "[model]") {
     CHECK(p.candidates[*p.chosen].ctrlSource == "extrapolated");
   }
   SECTION("the mbarrier protocol's larger scratch") {
-    // N = 116188: slice 58096, sync 64 + 232384 B fits, mbarrier 80 + 232384 does not.
-    KernelFacts f = facts(116188);
+    // S at P = 2: sync 96, mbarrier 112 (both with loadBars 4*8 per kept input = 32 B).
+    // N = 116172: slice roundUp(58086, 4) = 58088, sync 96 + 232352 = 232448 B fits
+    // exactly, mbarrier 112 + 232352 = 232464 does not.
+    KernelFacts f = facts(116172);
     auto e = std::find_if(f.legality.begin(), f.legality.end(),
                           [](const LegalityAtN &l) { return l.P == 2; });
     REQUIRE(e != f.legality.end());
     CHECK(e->legalSync);
     CHECK(!e->legalMbarrier);
-    Prediction p = run(f, profile(), 16, 116188, 1.0);
+    Prediction p = run(f, profile(), 16, 116172, 1.0);
     CHECK(find(p, Protocol::Sync, 2).legal);
     CHECK(!find(p, Protocol::Mbarrier, 2).legal);
   }
@@ -249,7 +252,7 @@ TEST_CASE("only Eq. 3-legal cluster sizes are candidates", "[model]") {
   }
   SECTION("kernelFacts' Eq. 3 is computeLegality's, and legalityAt agrees") {
     for (const char *name : kExamples)
-      for (long long N : {1LL, 4096LL, 58096LL, 58100LL, 65536LL, 116188LL, 262144LL, 1000000LL}) {
+      for (long long N : {1LL, 4096LL, 58088LL, 58092LL, 65536LL, 116172LL, 262144LL, 1000000LL}) {
         Compiled k(example(name), N);
         KernelFacts f = kernelFacts(k.kernel, ::credit::findTarget("sm_90"), N, 256);
         auto table = cr::computeLegality(k.kernel, ::credit::findTarget("sm_90"), N);

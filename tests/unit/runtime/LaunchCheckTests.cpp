@@ -36,7 +36,7 @@ TEST_CASE("validateLaunch: ok", "[launch]") {
   q.r.P = 1;
   q.r.clusterKernel = false;
   q.r.N = 4096;
-  q.r.smemBytes = 4096 * 4 + 64;
+  q.r.smemBytes = 4096 * 4 + 96;  // S_sync at P = 1: 32 + 16 + 16 + loadBars 32
   q.r.maxLegalN = 0;
   CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Ok);
 }

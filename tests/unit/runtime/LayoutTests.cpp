@@ -117,15 +117,17 @@ TEST_CASE("geometry helpers", "[layout][geometry]") {
 }
 
 TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
-  // 256 threads = 8 warps; qMax = 2, qSum = 3, 2 stages, fp32 kept.
+  // 256 threads = 8 warps; qMax = 2, qSum = 3, 2 stages, one fp32 array kept.
   const WorkloadGeometry g{4, 2, 2, 3, 256};
-  // warp partials 8*2*4 = 64, CTA partial 8 -> 16, slots 8*2*4 = 64.
-  CHECK(scratchBytes(g, 8, Protocol::Sync) == 64 + 16 + 64);
-  // Mbarrier: slots 8*3*4 = 96, mbarriers 2*8 = 16.
-  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 64 + 16 + 96 + 16);
+  // warp partials 8*2*4 = 64, CTA partial 8 -> 16, slots 8*2*4 = 64,
+  // loadBars 4*8 per kept input = 32 (both protocols).
+  CHECK(numKeptArrays(g) == 1);
+  CHECK(scratchBytes(g, 8, Protocol::Sync) == 64 + 16 + 64 + 32);
+  // Mbarrier: slots 8*3*4 = 96, mbarriers 2*8 = 16, loadBars 32.
+  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 64 + 16 + 96 + 16 + 32);
   // P = 1 keeps the uniform formula: slots 2*4 = 8 -> 16.
-  CHECK(scratchBytes(g, 1, Protocol::Sync) == 64 + 16 + 16);
-  CHECK(smemBytes(g, 65536, 8, Protocol::Sync) == 8192 * 4 + 144);
+  CHECK(scratchBytes(g, 1, Protocol::Sync) == 64 + 16 + 16 + 32);
+  CHECK(smemBytes(g, 65536, 8, Protocol::Sync) == 8192 * 4 + 176);
 
   for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier})
     for (int p : {1, 2, 4, 8, 16}) {
@@ -134,15 +136,68 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
       CHECK(l.ctaPartialOffset % 16 == 0);
       CHECK(l.slotsOffset % 16 == 0);
       CHECK(l.mbarOffset % 16 == 0);
+      CHECK(l.loadBarOffset % 16 == 0);
       CHECK(l.keepOffset % 16 == 0);
       CHECK(l.ctaPartialOffset >= 8 * 2 * 4);
       CHECK(l.slotsOffset - l.ctaPartialOffset >= 2 * 4);
       const long long slotFloats = proto == Protocol::Sync ? p * 2 : p * 3;
       CHECK(l.mbarOffset - l.slotsOffset >= slotFloats * 4);
-      CHECK(l.keepOffset - l.mbarOffset == (proto == Protocol::Mbarrier ? 16 : 0));
+      // The mbarrier region (2 stages * 8 B = 16, Mbarrier only), then the
+      // bulk loads' mbarriers: kLoadChunks per kept array.
+      CHECK(l.loadBarOffset - l.mbarOffset == (proto == Protocol::Mbarrier ? 16 : 0));
+      CHECK(l.keepOffset - l.loadBarOffset ==
+            alignedRegion(numKeptArrays(g) * kLoadChunks * kMbarrierBytes));
+      CHECK(l.keepOffset - l.loadBarOffset == 32);
       CHECK(l.keepOffset == scratchBytes(g, p, proto));
       CHECK(l.keepBytes == sliceElems(12345, p) * 4);
       CHECK(l.totalBytes == smemBytes(g, 12345, p, proto));
+    }
+
+  // The loadBars region scales with the kept arrays: ceil(keep / 4) of them,
+  // kLoadChunks = 4 mbarriers of 8 B each, rounded to 16 B; none when nothing is kept.
+  struct KeepCase { int keep; long long arrays; long long bytes; };
+  for (const KeepCase& c : {KeepCase{0, 0, 0}, KeepCase{1, 1, 32}, KeepCase{4, 1, 32},
+                            KeepCase{8, 2, 64}, KeepCase{12, 3, 96}}) {
+    const WorkloadGeometry gk{c.keep, 2, 2, 3, 256};
+    INFO("keep " << c.keep);
+    CHECK(numKeptArrays(gk) == c.arrays);
+    for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier}) {
+      const SmemLayout l = smemLayout(gk, 4096, 4, proto);
+      CHECK(l.keepOffset - l.loadBarOffset == c.bytes);
+      CHECK(scratchBytes(gk, 4, proto) == scratchBytes(g, 4, proto) - 32 + c.bytes);
+    }
+  }
+}
+
+TEST_CASE("loadChunkElems: 4 bulk-load chunks of whole float4 sweeps", "[layout][bulk]") {
+  // ceil(len / 4) rounded up to a multiple of 4 * threads elements.
+  CHECK(loadChunkElems(2048, 256) == 1024);  // 512 -> 1024: chunks 0, 1 full, 2, 3 empty
+  CHECK(loadChunkElems(8192, 256) == 2048);  // exactly a quarter
+  CHECK(loadChunkElems(8196, 256) == 3072);  // 2049 -> 3072
+  CHECK(loadChunkElems(1, 128) == 512);
+  CHECK(loadChunkElems(0, 256) == 0);        // an empty slice: a zero chunk
+  static_assert(loadChunkElems(4096, 1024) == 4096, "usable in constant expressions");
+
+  for (int threads : {128, 256, 512, 1024})
+    for (long long len : {0LL, 1LL, 4LL, 1000LL, 2048LL, 4096LL, 8192LL, 12345LL, 58088LL}) {
+      const long long chunk = loadChunkElems(len, threads);
+      const long long sweep = 4LL * threads;
+      INFO("len " << len << " threads " << threads << " chunk " << chunk);
+      CHECK(chunk % sweep == 0);                       // whole sweeps of float4 accesses
+      CHECK(chunk * kLoadChunks >= len);               // 4 chunks cover the slice
+      CHECK((chunk == 0 || (chunk - sweep) * kLoadChunks < len));  // the smallest such
+      // Chunk c = [min(c*chunk, len), min((c+1)*chunk, len)): disjoint, in order,
+      // covering [0, len) exactly; with len = 0 every chunk is empty.
+      long long covered = 0;
+      for (int c = 0; c < kLoadChunks; ++c) {
+        const long long beg = c * chunk < len ? c * chunk : len;
+        const long long end = beg + chunk < len ? beg + chunk : len;
+        CHECK(beg == covered);
+        CHECK(end >= beg);
+        if (len == 0) CHECK(end == beg);
+        covered = end;
+      }
+      CHECK(covered == len);
     }
 }
 
@@ -169,10 +224,13 @@ TEST_CASE("maxLegalN is the exact Eq. (3) boundary", "[layout][legality]") {
           CHECK(smemBytes(g, n + 1, p, proto) > limit);
           CHECK(smemBytes(g, n + 4LL * p, p, proto) > limit);
         }
-  // LayerNorm on sm_90: scratch 32 + 16 + 16 = 64 B at P = 1, 32 + 16 + 32 = 80 B at P = 8.
+  // LayerNorm on sm_90: scratch 32 + 16 + 16 + loadBars 32 = 96 B at P = 1,
+  // 32 + 16 + 32 + 32 = 112 B at P = 8 (loadBars 4*8 per kept input = 32 B).
   const WorkloadGeometry ln{4, 2, 1, 2, 256};
-  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == (232448 - 64) / 4);
-  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 80) / 4 / 4 * 4));
+  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == (232448 - 96) / 4);  // 58088
+  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == 58088);
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 112) / 4 / 4 * 4));
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 464672);
   // Nothing fits when the scratch alone exceeds the limit.
   CHECK(maxLegalN(ln, 8, Protocol::Sync, 64) == 0);
   // Nothing kept: bounded by 32-bit indexing only.

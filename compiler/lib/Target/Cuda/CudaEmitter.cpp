@@ -109,7 +109,8 @@ const char *const kInternalNames[] = {
     "VEC", "MODE", "M", "N", "P", "N_f", "kCluster", "kControl", "kRetain", "kSyncExchange",
     "kMbarExchange", "kProtocol", "tid", "warp", "lane", "rank", "row", "slice", "begin", "len",
     "layout", "smem", "warp_partials", "cta_partial", "slots", "bars", "stage_slots",
-    "stage_bar", "off", "vi", "stage", "base", "u", "kUnroll",
+    "stage_bar", "off", "vi", "stage", "base", "u", "kUnroll", "kBulk", "load_bars", "chunk",
+    "c", "cbeg", "cend", "k", "bar",
     // launchers
     "protocol", "stream", "dev", "err", "optin", "sms", "vec4", "ptrs", "elemBytes",
     "vecPtrs", "vecBytes", "smemBytes", "maxLegal", "proto", "kernel", "status", "clusterKernel",
@@ -841,10 +842,33 @@ void KernelEmitter::emitRowLevelOp(Operation *op, const std::string &indent) {
 /// thread), then the batch is consumed in increasing k.
 void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   const int p = static_cast<int>(&pass - passes.data());
-  const std::string in1 = ind + "  ", in2 = ind + "    ", in3 = ind + "      ",
-                    in4 = ind + "        ", in5 = ind + "          ";
+  // The pass that first reads a kept input walks the slice chunk by chunk in
+  // the bulk-load kernels, waiting for each chunk's copies to land.
+  llvm::SmallVector<InputInfo *> landing;
+  for (InputInfo *in : pass.rowInputs)
+    if (in->firstPass == p && in->keptIndex >= 0)
+      landing.push_back(in);
+  const std::string c1 = ind + "  ", c2 = ind + "    ";
+  const std::string loopInd = landing.empty() ? ind : c1;
+  const std::string in1 = loopInd + "  ", in2 = loopInd + "    ", in3 = loopInd + "      ",
+                    in4 = loopInd + "        ", in5 = loopInd + "          ";
+  std::string lim = "len";
   os << ind << "if constexpr (!kControl) {\n";
-  os << in1 << "for (unsigned base = VEC * tid; base < len; base += kUnroll * VEC * kThreads) {\n";
+  if (!landing.empty()) {
+    lim = "cend";
+    os << c1 << "// kBulk: chunk c of the slice once its bulk copies have landed (one sweep otherwise).\n";
+    os << c1 << "for (int c = 0; c < (kBulk ? credit::kLoadChunks : 1); ++c) {\n";
+    os << c2 << "const unsigned cbeg = kBulk ? (c * chunk < len ? c * chunk : len) : 0u;\n";
+    os << c2 << "const unsigned cend = kBulk ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
+    os << c2 << "if constexpr (kBulk) {\n";
+    for (InputInfo *in : landing)
+      os << c2 << "  credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
+         << " * credit::kLoadChunks + c), 0);  // " << in->src << "[chunk c] has landed\n";
+    os << c2 << "}\n";
+    os << c2 << "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
+  } else {
+    os << in1 << "for (unsigned base = VEC * tid; base < len; base += kUnroll * VEC * kThreads) {\n";
+  }
   // Loads.
   for (InputInfo *in : pass.rowInputs)
     os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
@@ -853,9 +877,14 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in2 << "#pragma unroll\n";
   os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
-  os << in3 << "if (off >= len) break;\n";
+  os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs) {
-    if (in->firstPass == p) {
+    if (in->firstPass == p && in->keptIndex >= 0) {
+      os << in3 << "if constexpr (kBulk) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
+         << " + off);  // " << in->src << ": landed by the bulk copy\n";
+      os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
+         << "  // " << in->src << ": first read, from HBM\n";
+    } else if (in->firstPass == p) {
       os << in3 << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else {
@@ -873,10 +902,10 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in2 << "#pragma unroll\n";
   os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
-  os << in3 << "if (off >= len) break;\n";
+  os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs)
     if (in->firstPass == p && in->keptIndex >= 0)
-      os << in3 << "if constexpr (kRetain) credit_st_smem<VEC>(" << in->smem << " + off, "
+      os << in3 << "if constexpr (kRetain && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
          << in->vec << "[u]);  // deposit " << in->src << ", read again by " << laterReaders(*in)
          << "\n";
   if (!pass.isStage)
@@ -944,6 +973,8 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
         os << in3 << "credit_st_global<VEC>(" << o.slice << " + off, " << o.vec << ");\n";
   os << in2 << "}\n";
   os << in1 << "}\n";
+  if (!landing.empty())
+    os << c1 << "}\n";
   os << ind << "}\n";
   (void)in5;
 }
@@ -1070,6 +1101,12 @@ void KernelEmitter::emitBody() {
   constexpr bool kMbarExchange = MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER;
   constexpr credit::Protocol kProtocol =
       kMbarExchange ? credit::Protocol::Mbarrier : credit::Protocol::Sync;
+  // Retaining kernels on the float4 path fill the retained slice with bulk
+  // asynchronous copies (TMA) issued at entry: every kept input's whole slice in
+  // flight at once, through no registers. VEC == 4 guarantees what they need
+  // (rows 16-byte aligned and N % 4 == 0, so every slice and chunk starts
+  // 16-byte aligned and is a multiple of 16 bytes long).
+  constexpr bool kBulk = kRetain && VEC == 4 && numKept > 0;
   // Loads in flight per thread and input in every pass (see the loops).
   constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
   (void)M;  // the grid has exactly one row (cluster variants: P CTAs) per row
@@ -1096,8 +1133,12 @@ void KernelEmitter::emitBody() {
   float* const cta_partial = reinterpret_cast<float*>(smem + layout.ctaPartialOffset);      // [qMax]
   float* const slots = reinterpret_cast<float*>(smem + layout.slotsOffset);  // sync: [P][q_l]; mbarrier: per stage
   uint64_t* const bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);  // mbarrier: L of them
+  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [numKept][kLoadChunks]
+  const unsigned chunk = static_cast<unsigned>(credit::loadChunkElems(len, kThreads));  // bulk-load chunk
   (void)bars;
   (void)slots;
+  (void)load_bars;
+  (void)chunk;
 )cuda";
   // Kept arrays.
   long long keptOffsetElems = 0;
@@ -1162,6 +1203,36 @@ void KernelEmitter::emitBody() {
     credit_cluster_arrive_relaxed();
   }
 )cuda";
+  if (!traffic.kept.empty()) {
+    llvm::SmallVector<InputInfo *> kept;
+    for (cr::InputOp k : traffic.kept)
+      kept.push_back(inputOf.lookup(k));
+    llvm::stable_sort(kept, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
+    os << "  // Bulk loads (kBulk): thread 0 initialises one mbarrier per kept input and chunk,\n"
+          "  // then issues every chunk's copy, in the order the passes first read them.\n"
+          "  // Each phase-0 completion (the expected bytes landed) releases one chunk;\n"
+          "  // the first pass over an input waits for each of its chunks in turn.\n";
+    os << "  if constexpr (kBulk) {\n";
+    os << "    if (tid == 0) {\n";
+    os << "      for (int k = 0; k < numKept * credit::kLoadChunks; ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
+    os << "      credit_fence_mbarrier_init_cluster();  // the inits, visible to the async proxy\n";
+    os << "    }\n";
+    os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
+    os << "    if (tid == 0) {\n";
+    for (InputInfo *in : kept) {
+      os << "      for (int c = 0; c < credit::kLoadChunks; ++c) {  // " << in->src << "\n";
+      os << "        const unsigned cbeg = c * chunk < len ? c * chunk : len;\n";
+      os << "        const unsigned cend = cbeg + chunk < len ? cbeg + chunk : len;\n";
+      os << "        const uint32_t bar = credit_smem_addr(load_bars + " << in->keptIndex
+         << " * credit::kLoadChunks + c);\n";
+      os << "        credit_mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);  // an empty chunk completes at once\n";
+      os << "        if (cend > cbeg) credit_bulk_load(credit_smem_addr(" << in->smem << " + cbeg), "
+         << in->slice << " + cbeg, (cend - cbeg) * 4, bar);\n";
+      os << "      }\n";
+    }
+    os << "    }\n";
+    os << "  }\n";
+  }
 
   // Program order: stages, row-level lets, h, per-row outputs.
   bool inLets = false;

@@ -248,6 +248,22 @@ CREDIT_DEVICE_INLINE void credit_mbar_wait(uint32_t bar, uint32_t phase) {
   } while (done == 0);
 }
 
+// Bulk asynchronous copy (TMA, 1-D, sm_90+) of `bytes` bytes from global `src`
+// into this CTA's SMEM at `dst` (a shared::cta address), completing `bytes`
+// transactions on this CTA's mbarrier `bar`. `bytes` a multiple of 16, `src`
+// and `dst` 16-byte aligned. One thread issues it; the data becomes visible to
+// every thread that waits on `bar`'s phase (credit_mbar_wait). A shared::cta
+// address of the executing CTA is a valid shared::cluster address (also in a
+// launch without clusters: an implicit cluster of one).
+CREDIT_DEVICE_INLINE void credit_bulk_load(uint32_t dst, const void* src, uint32_t bytes,
+                                           uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          dst),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+
 // ---------------------------------------------------------------------------
 // Exchange helpers used by the generated stage code. `slots` is this CTA's
 // [P][Q] slot set (a pointer into its SMEM; peers use the same SMEM offsets),

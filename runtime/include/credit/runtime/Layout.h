@@ -142,6 +142,10 @@ struct WorkloadGeometry {
 //                           stage l's at float offset P * (q_0+...+q_{l-1});
 //                           never reused, so no 2nd barrier is needed
 //   mbarriers     Mbarrier only: numStages 8-byte mbarriers (one per stage)
+//   loadBars      kLoadChunks 8-byte mbarriers per kept array: the bulk
+//                 asynchronous copies (TMA, cp.async.bulk) that fill the
+//                 retained slice complete on them, chunk by chunk, so the first
+//                 pass starts on chunk 0 while the later chunks are in flight
 // The formula is uniform in P: P = 1 (the one-CTA `staged` kernel, which needs
 // no exchange) still reserves the (tiny: qMax or qSum floats, rounded to 16 B)
 // slot set and, for Mbarrier, the mbarriers. This keeps one legality rule for
@@ -150,7 +154,8 @@ struct SmemLayout {
   long long warpPartialsOffset;
   long long ctaPartialOffset;
   long long slotsOffset;
-  long long mbarOffset;    // == keepOffset when protocol == Sync
+  long long mbarOffset;    // == loadBarOffset when protocol == Sync
+  long long loadBarOffset; // [kept array][kLoadChunks] mbarriers of the bulk loads
   long long keepOffset;    // == scratch bytes; the retained slice starts here (16-B aligned)
   long long keepBytes;     // sliceElems(N,P) * keepBytesPerElem
   long long totalBytes;    // keepOffset + keepBytes == smemBytes()
@@ -158,9 +163,23 @@ struct SmemLayout {
 
 CREDIT_HD constexpr long long alignedRegion(long long bytes) { return roundUp(bytes, kScratchAlign); }
 
+// Chunks per kept array of the bulk loads into the retained slice (one
+// mbarrier each). Inputs are f32 (the language's only input type), so the
+// number of kept arrays is keepBytesPerElem / 4.
+constexpr int kLoadChunks = 4;
+CREDIT_HD constexpr long long numKeptArrays(WorkloadGeometry g) { return ceilDiv(g.keepBytesPerElem, 4); }
+
+// Elements per bulk-load chunk of a slice of `len` elements: a quarter of it,
+// rounded up to whole sweeps of the CTA's float4 accesses (4 * threads
+// elements), so every thread has work in every chunk. Chunk c covers
+// [min(c * chunk, len), min((c + 1) * chunk, len)); trailing chunks may be empty.
+CREDIT_HD constexpr long long loadChunkElems(long long len, int threads) {
+  return roundUp(ceilDiv(len, kLoadChunks), (long long)kVecElems * threads);
+}
+
 CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P,
                                           Protocol protocol) {
-  SmemLayout l{0, 0, 0, 0, 0, 0, 0};
+  SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0};
   const long long warps = ceilDiv(g.threads, kWarpSize);
   l.warpPartialsOffset = 0;
   l.ctaPartialOffset = l.warpPartialsOffset + alignedRegion(warps * g.qMax * 4LL);
@@ -170,7 +189,9 @@ CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P
   l.mbarOffset = l.slotsOffset + alignedRegion(slotFloats * 4LL);
   const long long mbarBytes =
       protocol == Protocol::Mbarrier ? (long long)g.numStages * kMbarrierBytes : 0;
-  l.keepOffset = l.mbarOffset + alignedRegion(mbarBytes);
+  l.loadBarOffset = l.mbarOffset + alignedRegion(mbarBytes);
+  l.keepOffset =
+      l.loadBarOffset + alignedRegion(numKeptArrays(g) * kLoadChunks * (long long)kMbarrierBytes);
   l.keepBytes = sliceElems(N, P) * g.keepBytesPerElem;
   l.totalBytes = l.keepOffset + l.keepBytes;
   return l;
