@@ -9,10 +9,11 @@ creditc="${CREDITC:-$root/build/bin/creditc}"
 out="$root/.gpu"
 gen="$out/${GEN_NAME:-gen}"          # several CTA sizes: GEN_NAME=gen512 CTA_THREADS=512
 threads="${CTA_THREADS:-256}"
+flags=(--cta-threads="$threads" ${CREDITC_FLAGS:-})   # e.g. GEN_NAME=genfast CREDITC_FLAGS=--fast-math
 rm -rf "$gen" && mkdir -p "$gen" "$out/include"
 : > "$gen/credit_gpu_registry.inc"
 for k in layernorm wvar_bwd pearson_bwd softmax_logits_bwd lars quant_int8; do
-  "$creditc" "$root/dsl_examples/$k.credit" --cta-threads="$threads" -o "$gen/$k.cu"
+  "$creditc" "$root/dsl_examples/$k.credit" "${flags[@]}" -o "$gen/$k.cu"
   "$creditc" "$root/dsl_examples/$k.credit" --emit=reference -o "$gen/${k}_ref.cpp"
   "$creditc" "$root/dsl_examples/$k.credit" --cta-threads="$threads" --report=json > "$gen/$k.report.json"
   echo "CREDIT_WORKLOAD($k)" >> "$gen/credit_gpu_registry.inc"

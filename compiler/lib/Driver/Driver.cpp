@@ -73,6 +73,10 @@ struct Options {
                        cl::desc("Threads per CTA of the generated kernels: 128, 256 (default), "
                                 "512 or 1024 (changes S_scratch, hence Eq. 3)"),
                        cl::init(256), cl::cat(category)};
+  cl::opt<bool> fastMath{"fast-math",
+                         cl::desc("Element-level exp, log and division through __expf, __logf "
+                                  "and __fdividef (a few ulp; row-level math stays exact)"),
+                         cl::cat(category)};
   cl::opt<std::string> kernel{"kernel", cl::desc("Only this kernel of the file"),
                               cl::cat(category)};
   cl::list<std::string> variants{
@@ -240,6 +244,7 @@ int credit::driverMain(int argc, char **argv) {
   emitOpts.variants = variants;
   emitOpts.sourceName = displayName;
   emitOpts.threads = opts.threads;
+  emitOpts.fastMath = opts.fastMath;
   std::string header;
   if (wantHeader) {
     raw_string_ostream os(header);

@@ -100,7 +100,7 @@ const char *kindWord(cr::ReduceKind k) {
 const char *const kInternalNames[] = {
     // metadata namespace
     "L", "qSum", "qMax", "keepBytesPerElem", "numKept", "keptInputs", "K_sync", "K_mbarrier",
-    "kThreads", "kWarps", "geometry", "target", "smem_bytes", "reread_smem_bytes",
+    "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
     "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "kStatusOk", "kStatusBadProtocol",
     "kStatusCudaErrorBase", "kStatusBadVariant", "host", "launch", "status_string", "same",
@@ -166,6 +166,7 @@ public:
 private:
   mlir::LogicalResult analyze();
   mlir::LogicalResult check(ExprPrinter &p);
+  ExprStyle elementStyle() const { return options.fastMath ? ExprStyle::CudaFast : ExprStyle::Cuda; }
   bool wants(credit::Variant v) const {
     return options.variants.empty() ||
            llvm::is_contained(options.variants, v);
@@ -513,6 +514,8 @@ void KernelEmitter::emitHeader() {
   os << formatv("//   target {0}: dynamic SMEM opt-in limit {1} B, clusters up to {2} (portable {3})\n",
                 target.arch, target.smemOptinBytes, target.maxNonPortableCluster,
                 target.maxPortableCluster);
+  if (options.fastMath)
+    os << "//   --fast-math: element-level exp, log and division through __expf, __logf, __fdividef\n";
   os << "//   Eq. 3 (keep * sliceElems(N, P) + S_scratch <= limit):\n";
   os << "//        P   S_scratch sync / mbarrier      max N (sync)   max N (mbarrier)\n";
   for (int P : {1, 2, 4, 8, 16}) {
@@ -712,6 +715,9 @@ void KernelEmitter::emitMetadata() {
                 barriers.mbarrier);
   os << formatv("inline constexpr int kThreads = {0};  // threads per CTA, every variant\n", geo.threads);
   os << "inline constexpr int kWarps = kThreads / 32;\n";
+  os << formatv("inline constexpr bool kFastMath = {0};  // --fast-math: element-level __expf, __logf, "
+                "__fdividef\n",
+                options.fastMath ? "true" : "false");
   os << formatv("inline constexpr credit::WorkloadGeometry geometry = {{{0}, {1}, {2}, {3}, {4}};  "
                 "// keepBytesPerElem, numStages, qMax, qSum, threads\n",
                 geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum, geo.threads);
@@ -949,7 +955,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   if (pass.isStage) {
     StageInfo &st = stages[pass.stage];
     for (auto [j, red] : llvm::enumerate(st.reds)) {
-      ExprPrinter p(ExprStyle::Cuda);
+      ExprPrinter p(elementStyle());
       region(llvm::cast<cr::ElementRegionOpInterface>(red.getOperation()), p);
       os << in4 << st.acc[j] << " = credit_combine<" << kindMacro(red.getKind()) << ">("
          << st.acc[j] << ", " << p.ref(red.getYieldOp().getOperand(0)) << ");\n";
@@ -957,7 +963,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
         genFailed = true;
     }
   } else {
-    ExprPrinter p(ExprStyle::Cuda);
+    ExprPrinter p(elementStyle());
     region(llvm::cast<cr::ElementRegionOpInterface>(apply.getOperation()), p);
     for (const OutputInfo &o : outputs)
       if (o.applyResult >= 0)

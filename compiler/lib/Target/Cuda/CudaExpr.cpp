@@ -219,7 +219,8 @@ std::string ExprPrinter::paren(const Printed &p, int minPrec) {
 }
 
 ExprPrinter::Printed ExprPrinter::printOp(Operation *op) {
-  const bool cuda = style == ExprStyle::Cuda;
+  const bool cuda = style != ExprStyle::Math;
+  const bool fast = style == ExprStyle::CudaFast;
   auto binary = [&](const char *sym, int prec) -> Printed {
     Printed a = print(op->getOperand(0)), b = print(op->getOperand(1));
     // Left-associative: the left operand needs parentheses only when it binds
@@ -237,7 +238,7 @@ ExprPrinter::Printed ExprPrinter::printOp(Operation *op) {
       .Case<arith::AddFOp>([&](auto) { return binary("+", 1); })
       .Case<arith::SubFOp>([&](auto) { return binary("-", 1); })
       .Case<arith::MulFOp>([&](auto) { return binary("*", 2); })
-      .Case<arith::DivFOp>([&](auto) { return binary("/", 2); })
+      .Case<arith::DivFOp>([&](auto) { return fast ? call("__fdividef", "") : binary("/", 2); })
       .Case<arith::NegFOp>([&](auto) -> Printed {
         Printed a = print(op->getOperand(0));
         // Never `--a`: a negated negation or negative literal gets parentheses.
@@ -247,8 +248,8 @@ ExprPrinter::Printed ExprPrinter::printOp(Operation *op) {
       .Case<arith::MaxNumFOp>([&](auto) { return call("fmaxf", "max"); })
       .Case<arith::MinNumFOp>([&](auto) { return call("fminf", "min"); })
       .Case<math::AbsFOp>([&](auto) { return call("fabsf", "abs"); })
-      .Case<math::ExpOp>([&](auto) { return call("expf", "exp"); })
-      .Case<math::LogOp>([&](auto) { return call("logf", "log"); })
+      .Case<math::ExpOp>([&](auto) { return call(fast ? "__expf" : "expf", "exp"); })
+      .Case<math::LogOp>([&](auto) { return call(fast ? "__logf" : "logf", "log"); })
       .Case<math::SqrtOp>([&](auto) { return call("sqrtf", "sqrt"); })
       .Case<math::RsqrtOp>([&](auto) { return call("rsqrtf", "rsqrt"); })
       .Case<math::TanhOp>([&](auto) { return call("tanhf", "tanh"); })

@@ -56,8 +56,9 @@ private:
 };
 
 enum class ExprStyle {
-  Cuda, // C++ for the generated code: expf, fmaxf, 1e-05f, credit_f32_to_i8
-  Math, // the header comment: exp, max, 1e-05, i8(...)
+  Cuda,     // C++ for the generated code: expf, fmaxf, 1e-05f, credit_f32_to_i8
+  CudaFast, // Cuda with the fast intrinsics (--fast-math): __expf, __logf, __fdividef(a, b)
+  Math,     // the header comment: exp, max, 1e-05, i8(...)
 };
 
 /// Prints values as expressions. Bound values print as their binding (a name

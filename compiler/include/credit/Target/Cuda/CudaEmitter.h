@@ -31,6 +31,10 @@ struct CudaEmitOptions {
   std::vector<Variant> variants;  // empty: all
   std::string sourceName;         // the .credit path, for the header comment
   int threads = 256;              // threads per CTA (128, 256, 512, 1024)
+  /// Element-level exp, log and division through the fast intrinsics (__expf,
+  /// __logf, __fdividef: a few ulp instead of IEEE / correctly rounded);
+  /// row-level math stays exact. Off by default.
+  bool fastMath = false;
 };
 
 /// Emits the CUDA C++ translation unit for `kernel` (which must have passed the
