@@ -13,7 +13,8 @@ flags=(--cta-threads="$threads" ${CREDITC_FLAGS:-})   # e.g. GEN_NAME=genfast CR
 rm -rf "$gen" && mkdir -p "$gen" "$out/include"
 : > "$gen/credit_gpu_registry.inc"
 for k in layernorm wvar_bwd pearson_bwd softmax_logits_bwd lars quant_int8; do
-  "$creditc" "$root/dsl_examples/$k.credit" "${flags[@]}" -o "$gen/$k.cu"
+  "$creditc" "$root/dsl_examples/$k.credit" "${flags[@]}" --profile "$root/docs/results/h200-profile.json" \
+    -o "$gen/$k.cu" --header="$gen/$k.h"
   "$creditc" "$root/dsl_examples/$k.credit" --emit=reference -o "$gen/${k}_ref.cpp"
   "$creditc" "$root/dsl_examples/$k.credit" --cta-threads="$threads" --report=json > "$gen/$k.report.json"
   echo "CREDIT_WORKLOAD($k)" >> "$gen/credit_gpu_registry.inc"

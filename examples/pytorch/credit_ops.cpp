@@ -2,17 +2,17 @@
 // quant_int8.credit), built by credit_torch.py with torch.utils.cpp_extension.load
 // together with the generated .cu files. Only the extern "C" launch API of the
 // headers that `creditc --header` writes is used; every argument is checked here
-// (TORCH_CHECK: RuntimeError, TORCH_CHECK_TYPE: TypeError, checkValue:
-// ValueError) before anything reaches the launchers, which validate the launch
-// again (Eq. 3, SMEM, cluster size) and return a status.
+// before anything reaches the launchers, which validate the launch again (Eq. 3,
+// SMEM, cluster size) and return a status.
 //
-// Bad values raise std::invalid_argument, which pybind11 turns into ValueError,
-// rather than TORCH_CHECK_VALUE: on the H200 machine (torch 2.11.0+cu130) the
-// first TORCH_CHECK_VALUE this module threw (the weight-shape check, with the
-// message formatting v.sizes()) killed the process with SIGSEGV, while
-// TORCH_CHECK and TORCH_CHECK_TYPE raised normally. credit_torch.py checks the
-// same values in Python first; the test calls the module directly once to
-// cover this path.
+// Errors are plain C++ exceptions that pybind11 itself translates --
+// std::runtime_error: RuntimeError, pybind11::type_error: TypeError,
+// std::invalid_argument: ValueError -- with messages built from std::string,
+// not TORCH_CHECK*: on the H200 machine (torch 2.11.0+cu130) every TORCH_CHECK /
+// TORCH_CHECK_VALUE whose message formatted an integer (v.sizes(), P, the
+// status) killed the process with SIGSEGV while those formatting only strings,
+// devices and dtypes raised normally. credit_torch.py checks the values in
+// Python first; the test also calls the module directly for each error type.
 #include <torch/extension.h>
 
 #include <ATen/cuda/CUDAContext.h>
@@ -27,7 +27,13 @@
 
 namespace {
 
-// ValueError in Python (pybind11 translates std::invalid_argument).
+// RuntimeError, TypeError, ValueError in Python.
+void checkRuntime(bool ok, const std::string& message) {
+  if (!ok) throw std::runtime_error(message);
+}
+void checkType(bool ok, const std::string& message) {
+  if (!ok) throw pybind11::type_error(message);
+}
 void checkValue(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }
@@ -37,26 +43,28 @@ std::string shapeText(const torch::Tensor& t) {
   for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + std::to_string(t.size(d));
   return s + "]";
 }
+std::string dtypeText(const torch::Tensor& t) { return c10::toString(t.scalar_type()); }
 
 // x: a CUDA float32 tensor, contiguous, rows of N = x.size(-1) elements.
 void checkRows(const torch::Tensor& x, const char* name) {
-  TORCH_CHECK(x.is_cuda(), name, " must be a CUDA tensor, got one on ", x.device());
-  TORCH_CHECK_TYPE(x.scalar_type() == torch::kFloat32, name, " must be float32, got ",
-                   x.scalar_type());
-  checkValue(x.dim() >= 1, std::string(name) + " must have at least one dimension (rows of N)");
-  checkValue(x.size(-1) > 0, std::string(name) + ": the row width N = size(-1) must be positive");
-  TORCH_CHECK(x.is_contiguous(), name, " must be contiguous (call .contiguous() first)");
+  const std::string n = name;
+  checkRuntime(x.is_cuda(), n + " must be a CUDA tensor, got one on " + x.device().str());
+  checkType(x.scalar_type() == torch::kFloat32, n + " must be float32, got " + dtypeText(x));
+  checkValue(x.dim() >= 1, n + " must have at least one dimension (rows of N)");
+  checkValue(x.size(-1) > 0, n + ": the row width N = size(-1) must be positive");
+  checkRuntime(x.is_contiguous(), n + " must be contiguous (call .contiguous() first)");
 }
 
 // A vector shared by every row: [N], float32, contiguous, on x's device.
 void checkBroadcast(const torch::Tensor& v, const torch::Tensor& x, const char* name) {
-  TORCH_CHECK(v.device() == x.device(), name, " must be on ", x.device(), ", got ", v.device());
-  TORCH_CHECK_TYPE(v.scalar_type() == torch::kFloat32, name, " must be float32, got ",
-                   v.scalar_type());
+  const std::string n = name;
+  checkRuntime(v.device() == x.device(),
+               n + " must be on " + x.device().str() + ", got " + v.device().str());
+  checkType(v.scalar_type() == torch::kFloat32, n + " must be float32, got " + dtypeText(v));
   checkValue(v.dim() == 1 && v.size(0) == x.size(-1),
-             std::string(name) + " must have shape [" + std::to_string(x.size(-1)) +
-                 "] (the row width of x), got " + shapeText(v));
-  TORCH_CHECK(v.is_contiguous(), name, " must be contiguous");
+             n + " must have shape [" + std::to_string(x.size(-1)) + "] (the row width of x), got " +
+                 shapeText(v));
+  checkRuntime(v.is_contiguous(), n + " must be contiguous");
 }
 
 using MaxLegalN = long long (*)(const char*, int, int);
@@ -80,8 +88,9 @@ void checkProtocol(int64_t protocol) {
 
 void checkStatus(int status, const char* what, const std::string& variant, int P,
                  const char* (*toString)(int)) {
-  TORCH_CHECK(status == 0, what, " (", variant, ", P = ", P, ") was not launched: ",
-              toString(status), " (status ", status, ")");
+  checkRuntime(status == 0, std::string(what) + " (" + variant + ", P = " + std::to_string(P) +
+                               ") was not launched: " + toString(status) + " (status " +
+                               std::to_string(status) + ")");
 }
 
 // y = layernorm(x) * weight + bias over the last dimension, eps = 1e-5 (the

@@ -153,6 +153,8 @@ def main():
     expect_error(lambda: ext.layernorm(x, torch.ones(255, device=dev), b, 0, 0), ValueError, "shape",
                  "module: weight of the wrong size")
     expect_error(lambda: ext.layernorm(x, w, b, 32, 0), ValueError, "P must be", "module: P = 32")
+    expect_error(lambda: ext.layernorm(x.double(), w, b, 0, 0), TypeError, "float32", "module: x float64")
+    expect_error(lambda: ext.layernorm(x, w, b, 3, 0), RuntimeError, "not launched", "module: P = 3")
 
     print(f"{len(failures)} check(s) FAILED: {failures}" if failures else "all checks passed")
     return 1 if failures else 0

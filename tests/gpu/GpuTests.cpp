@@ -42,13 +42,27 @@ using SignatureFn = const char *(*)();
 using MaxLegalFn = long long (*)(const char *variant, int P, int protocol);
 using StatusFn = const char *(*)(int);
 
+// credit_plan: every file generated with --profile (scripts/gpu-prepare.sh, and
+// this CMakeLists in the main build) defines it, as does its API header.
+#include "layernorm.h"
+
+using LaunchAutoFn = int (*)(void *const *args, long long M, long long N, cudaStream_t stream);
+using AutotuneFn = int (*)(void *const *args, long long M, long long N, cudaStream_t stream,
+                           credit_plan *model, credit_plan *tuned);
+using LastPlanFn = int (*)(long long M, long long N, credit_plan *out);
+
 #define CREDIT_WORKLOAD(K)                                                                        \
   extern "C" int credit_##K##_launch_generic(const char *, void *const *, long long, long long,  \
                                              int, int, cudaStream_t);                             \
   extern "C" void credit_##K##_reference_generic(const void *const *, long long, long long);     \
   extern "C" const char *credit_##K##_signature();                                               \
   extern "C" long long credit_##K##_max_legal_n(const char *, int, int);                         \
-  extern "C" const char *credit_##K##_status_string(int);
+  extern "C" const char *credit_##K##_status_string(int);                                        \
+  extern "C" int credit_##K##_launch_auto_generic(void *const *, long long, long long,           \
+                                                  cudaStream_t);                                  \
+  extern "C" int credit_##K##_autotune_generic(void *const *, long long, long long, cudaStream_t, \
+                                               credit_plan *, credit_plan *);                     \
+  extern "C" int credit_##K##_last_plan(long long, long long, credit_plan *);
 #include "credit_gpu_registry.inc"
 #undef CREDIT_WORKLOAD
 
@@ -61,12 +75,22 @@ struct Workload {
   SignatureFn signature;
   MaxLegalFn maxLegalN;
   StatusFn status;
+  LaunchAutoFn launchAuto;
+  AutotuneFn autotune;
+  LastPlanFn lastPlan;
 };
 
 const Workload kWorkloads[] = {
 #define CREDIT_WORKLOAD(K)                                                                        \
-  {#K, credit_##K##_launch_generic, credit_##K##_reference_generic, credit_##K##_signature,      \
-   credit_##K##_max_legal_n, credit_##K##_status_string},
+  {#K,                                                                                            \
+   credit_##K##_launch_generic,                                                                   \
+   credit_##K##_reference_generic,                                                                \
+   credit_##K##_signature,                                                                        \
+   credit_##K##_max_legal_n,                                                                      \
+   credit_##K##_status_string,                                                                    \
+   credit_##K##_launch_auto_generic,                                                              \
+   credit_##K##_autotune_generic,                                                                 \
+   credit_##K##_last_plan},
 #include "credit_gpu_registry.inc"
 #undef CREDIT_WORKLOAD
 };
@@ -126,7 +150,7 @@ std::string scope() {
 }
 
 struct Config {
-  std::string variant; // cluster, staged, reread
+  std::string variant; // cluster, staged, reread; auto: the model-driven dispatch (_launch_auto)
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
@@ -178,7 +202,8 @@ public:
         REQUIRE(cudaMemset(device[i], args[i].i8 ? 0x80 : 0xFF, args[i].count(M, N) * args[i].elemBytes()) ==
                 cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    int status = w.launch(c.variant.c_str(), device.data(), M, N, c.P, c.protocol, nullptr);
+    int status = c.variant == "auto" ? w.launchAuto(device.data(), M, N, nullptr)
+                                     : w.launch(c.variant.c_str(), device.data(), M, N, c.P, c.protocol, nullptr);
     if (status == 5 /* ClusterTooLarge: beyond this device's cluster limit */) {
       ++totals.skippedLimit;
       return true;
@@ -210,6 +235,8 @@ public:
       ++totals.failures;
     return ok;
   }
+
+  void *const *deviceArgs() const { return device.data(); }
 
 private:
   void chooseRows(uint64_t seed) {
@@ -406,5 +433,62 @@ TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
     for (void *p : bufs)
       cudaFree(p);
+  }
+}
+
+TEST_CASE("model-driven dispatch: launch_auto, last_plan, autotune", "[gpu][dispatch]") {
+  std::string why = gpuUnavailableReason();
+  if (!why.empty()) {
+    WARN("SKIPPED: no usable GPU (" << why << ")");
+    return;
+  }
+  std::vector<long long> Ns = {4096, 16384, 65536, 262144};
+  if (scope() != "full")
+    Ns = {4096};
+  std::random_device rd;
+  const char *names[] = {"reread", "staged", "cluster"};
+  for (const Workload &w : kWorkloads) {
+    for (long long N : Ns) {
+      const long long M = std::string(w.name) == "layernorm" ? 2048 : 4096;
+      uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
+      INFO(w.name << " M=" << M << " N=" << N << " seed " << seed);
+      Problem problem(w, M, N, seed);
+      Totals totals;
+      credit_plan p{};
+      CHECK(w.lastPlan(M, N, &p) == 102);  // no decision before the first launch_auto
+      // 1. The model's choice, from a T_B timed on the first call.
+      CHECK(problem.run({"auto", 1, 0}, totals));
+      REQUIRE(w.lastPlan(M, N, &p) == 0);
+      CHECK(p.source == 0);
+      CHECK(p.tB_ms > 0);
+      CHECK((p.variant == 2 ? p.deltaT_ms > 0 : p.variant == p.baseline));
+      CHECK((p.variant == 2 ? (p.P >= 2 && p.P <= 16) : p.P == 1));
+      // 2. Autotune: every variant timed; the fastest is recorded and then used.
+      credit_plan model{}, tuned{};
+      REQUIRE(w.autotune(problem.deviceArgs(), M, N, nullptr, &model, &tuned) == 0);
+      CHECK(tuned.source == 1);
+      CHECK(model.source == 0);
+      CHECK(model.baseline == p.baseline);
+      CHECK(tuned.measured_ms > 0);
+      CHECK(tuned.measured_ms <= tuned.tB_ms);  // the baseline itself is a candidate
+      CHECK(problem.run({"auto", 1, 0}, totals));
+      credit_plan after{};
+      REQUIRE(w.lastPlan(M, N, &after) == 0);
+      CHECK(after.source == 1);
+      CHECK(after.variant == tuned.variant);
+      CHECK(after.P == tuned.P);
+      CHECK(totals.failures == 0);
+      auto label = [&](const credit_plan &q) {
+        std::string s = names[q.variant < 0 || q.variant > 2 ? 0 : q.variant];
+        if (q.variant == 2)
+          s += std::string(q.protocol ? "_mbarrier" : "_sync") + "_P" + std::to_string(q.P);
+        return s;
+      };
+      std::printf("dispatch %-20s M=%-5lld N=%-7lld T_B %.4f ms (%s)  model: %-22s dT %+.4f  "
+                  "autotune: %-22s %.4f ms\n",
+                  w.name, M, N, model.tB_ms, names[model.baseline], label(model).c_str(),
+                  model.deltaT_ms, label(tuned).c_str(), tuned.measured_ms);
+      std::fflush(stdout);
+    }
   }
 }

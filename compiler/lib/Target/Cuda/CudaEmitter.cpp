@@ -26,6 +26,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #ifndef CREDIT_VERSION
@@ -103,8 +104,9 @@ const char *const kInternalNames[] = {
     "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
     "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "kStatusOk", "kStatusBadProtocol",
-    "kStatusCudaErrorBase", "kStatusBadVariant", "host", "launch", "status_string", "same",
-    "variant",
+    "kStatusCudaErrorBase", "kStatusBadVariant", "kStatusNoPlan", "kStatusBadTiming", "host",
+    "launch", "status_string", "same", "variant", "dispatch", "credit_plan", "out", "model", "tuned",
+    "tB_ms",
     // body
     "VEC", "MODE", "M", "N", "P", "N_f", "kCluster", "kControl", "kRetain", "kSyncExchange",
     "kMbarExchange", "kProtocol", "tid", "warp", "lane", "rank", "row", "slice", "begin", "len",
@@ -181,6 +183,8 @@ private:
   void emitKernels();
   void emitHost();
   void emitApiHeader();
+  void emitDispatch();
+  std::string dispatchPrototypes() const;
 
   // Body pieces.
   void emitRowLevelOp(Operation *op, const std::string &indent);
@@ -759,11 +763,14 @@ enum : int {
 };
 
 // Launcher status codes: 0 ok; 1..99 credit::LaunchStatus (LaunchCheck.h);
-// kStatusBadProtocol, kStatusBadVariant; kStatusCudaErrorBase + cudaError_t for
-// a failed CUDA call.
+// kStatusBadProtocol, kStatusBadVariant, kStatusNoPlan, kStatusBadTiming (the
+// dispatch API, with --profile); kStatusCudaErrorBase + cudaError_t for a
+// failed CUDA call.
 inline constexpr int kStatusOk = 0;
 inline constexpr int kStatusBadProtocol = 100;
 inline constexpr int kStatusBadVariant = 101;
+inline constexpr int kStatusNoPlan = 102;
+inline constexpr int kStatusBadTiming = 103;
 inline constexpr int kStatusCudaErrorBase = 1000;
 
 // The only global store of the control kernels (never executed, see the body).
@@ -1564,6 +1571,10 @@ inline bool same(const char* a, const char* b) {
      << "::kStatusBadProtocol) return \"bad protocol (0: sync, 1: mbarrier)\";\n";
   os << "  if (status == " << ns
      << "::kStatusBadVariant) return \"unknown or not generated variant\";\n";
+  os << "  if (status == " << ns
+     << "::kStatusNoPlan) return \"no dispatch decision for this shape yet\";\n";
+  os << "  if (status == " << ns
+     << "::kStatusBadTiming) return \"T_B must be a positive, finite time in ms\";\n";
   os << "  if (status >= " << ns << "::kStatusCudaErrorBase) return cudaGetErrorString(static_cast<cudaError_t>(status - "
      << ns << "::kStatusCudaErrorBase));\n";
   os << "  return \"unknown status\";\n";
@@ -1637,6 +1648,8 @@ void KernelEmitter::emitApiHeader() {
   os << "#define " << up << "_STATUS_OK 0\n";
   os << "#define " << up << "_STATUS_BAD_PROTOCOL 100\n";
   os << "#define " << up << "_STATUS_BAD_VARIANT 101\n";
+  os << "#define " << up << "_STATUS_NO_PLAN 102\n";
+  os << "#define " << up << "_STATUS_BAD_TIMING 103\n";
   os << "#define " << up << "_STATUS_CUDA_ERROR_BASE 1000\n";
   os << "#define " << up << "_CTA_THREADS " << geo.threads << "\n\n";
   os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
@@ -1655,7 +1668,404 @@ void KernelEmitter::emitApiHeader() {
   os << prototype(Api::MaxLegalN) << ";\n";
   os << prototype(Api::Generic) << ";\n";
   os << prototype(Api::StatusString) << ";\n\n";
+  if (options.dispatch)
+    os << dispatchPrototypes();
   os << "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif  /* " << guard << " */\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Model-driven dispatch (--profile)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// `credit_plan`: the dispatch decision of one shape, a plain C struct shared
+/// by every generated file (hence the guard) and its API header.
+const char *const kPlanStruct = R"cuda(#ifndef CREDIT_PLAN_DEFINED
+#define CREDIT_PLAN_DEFINED
+/* A dispatch decision for one shape (M, N) (docs/cost-model.md, "Dispatch"). */
+typedef struct credit_plan {
+  int variant;        /* what runs: 0 reread, 1 staged, 2 cluster */
+  int P;              /* cluster size (1 for reread and staged) */
+  int protocol;       /* 0 sync, 1 mbarrier (cluster only) */
+  int baseline;       /* the kernel T_B timed: 0 reread, 1 staged */
+  int source;         /* 0 the model, 1 autotune (measured), 2 fallback (see credit_..._launch_auto) */
+  int evaluated;      /* the model evaluated at least one cluster size */
+  double tB_ms;       /* T_B, the baseline's time at (M, N) */
+  double deltaT_ms;   /* model: Eq. 9 of the best cluster size (> 0: profitable); autotune: T_B - best */
+  double measured_ms; /* autotune: the chosen kernel's median time; otherwise 0 */
+} credit_plan;
+#endif
+)cuda";
+
+/// A C++ double literal that reads back as exactly `d` (%.17g).
+std::string cudaDouble(double d) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
+  return s;
+}
+} // namespace
+
+std::string KernelEmitter::dispatchPrototypes() const {
+  std::string s = kPlanStruct;
+  s += "\n/* Model-driven dispatch (creditc --profile): plan from a T_B; launch with the model's (or the\n"
+       "   autotuned) choice, timing T_B once per shape; time every legal variant and keep the fastest;\n"
+       "   the decision recorded for a shape. */\n";
+  s += "int " + ns + "_plan(long long M, long long N, double tB_ms, credit_plan* out);\n";
+  s += "int " + ns + "_launch_auto(" + hostParams() + "long long M, long long N, cudaStream_t stream);\n";
+  s += "int " + ns + "_autotune(" + hostParams() +
+       "long long M, long long N, cudaStream_t stream,\n    credit_plan* model, credit_plan* tuned);\n";
+  s += "int " + ns + "_last_plan(long long M, long long N, credit_plan* out);\n";
+  s += "/* The same with the data arguments as an array, in " + ns + "_signature() order. */\n";
+  s += "int " + ns +
+       "_launch_auto_generic(void* const* args, long long M, long long N, cudaStream_t stream);\n";
+  s += "int " + ns +
+       "_autotune_generic(void* const* args, long long M, long long N, cudaStream_t stream,\n"
+       "    credit_plan* model, credit_plan* tuned);\n\n";
+  return s;
+}
+
+void KernelEmitter::emitDispatch() {
+  const credit::DispatchProfile &prof = *options.dispatch;
+  std::string args;   // void* args[] initialiser
+  for (auto &in : inputs)
+    args += (args.empty() ? "" : ", ") +
+            formatv("const_cast<void*>(static_cast<const void*>({0}))", in->name).str();
+  for (const OutputInfo &o : outputs)
+    args += (args.empty() ? "" : ", ") + formatv("static_cast<void*>({0})", o.name).str();
+  const bool hasCluster = wants(credit::Variant::Cluster), hasStaged = wants(credit::Variant::Staged),
+             hasReread = wants(credit::Variant::Reread);
+
+  os << "\n// ===== model-driven dispatch (creditc --profile; docs/cost-model.md, \"Dispatch\") =====\n";
+  os << "#if !defined(__CUDACC_RTC__)\n";
+  os << "// ===== begin embedded credit/runtime/Model.h (verbatim) =====\n" << ::credit::embedded::kModelH;
+  if (!StringRef(::credit::embedded::kModelH).ends_with("\n"))
+    os << "\n";
+  os << "// ===== end embedded credit/runtime/Model.h =====\n\n";
+  os << "#include <mutex>\n\n" << kPlanStruct << "\n";
+  os << "namespace " << ns << " {\nnamespace dispatch {\n\n";
+  os << "// The device profile " << llvm::sys::path::filename(prof.path) << " (" << prof.deviceName
+     << "): S, f (MHz), B_SMEM^r, B_SMEM^w (B/clk/SM).\n";
+  os << formatv("inline constexpr credit::model::Rates kRates = {{{0}, {1}, {2}, {3}};\n", prof.sms,
+                cudaDouble(prof.smClockMHz), cudaDouble(prof.smemReadBpc),
+                cudaDouble(prof.smemWriteBpc));
+  os << "// B_DSM^w(P), B/clk per CTA: [protocol][log2 P] (P = 1 unused; 0.0: not in the profile).\n";
+  os << "inline constexpr double kDsmStore[2][5] = {";
+  for (int proto = 0; proto < 2; ++proto) {
+    const std::map<int, double> &m = proto ? prof.dsmemStoreAsyncBpc : prof.dsmemStoreBpc;
+    os << (proto ? ", {" : "{");
+    for (int i = 0; i < 5; ++i) {
+      auto it = m.find(1 << i);
+      os << (i ? ", " : "") << (i > 0 && it != m.end() ? cudaDouble(it->second) : "0.0");
+    }
+    os << "}";
+  }
+  os << "};\n";
+  os << "// T_ctrl points of kernel '" << K << "': {protocol, P, M, N, ms}.\n";
+  os << "inline constexpr credit::model::CtrlPoint kCtrl[] = {\n";
+  if (prof.ctrl.empty())
+    os << "    {0, 0, 0, 0, 0.0},  // none: no cluster size can be evaluated\n";
+  for (const auto &c : prof.ctrl)
+    os << formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", c.protocol, c.P, c.M, c.N, cudaDouble(c.ms));
+  os << "};\n";
+  os << "inline constexpr int kNumCtrl = " << (prof.ctrl.empty() ? 0 : prof.ctrl.size()) << ";\n";
+  os << formatv("inline constexpr credit::model::Traffic kTraffic = {{{0}, {1}, {2}, {3}, {4}, {5}};  "
+                "// b_B, b_reread, b_keep, D_fixed/element, D_fixed/row, sum q\n",
+                traffic.baseline, traffic.reread, traffic.keep, traffic.fixedBroadcastPerElement,
+                traffic.fixedPerRow, geo.qSum);
+  os << formatv("inline constexpr bool kHasCluster = {0}, kHasStaged = {1}, kHasReread = {2};  // generated variants\n",
+                hasCluster ? "true" : "false", hasStaged ? "true" : "false",
+                hasReread ? "true" : "false");
+  std::string body = R"cuda(
+inline const char* variantName(int v) { return v == 2 ? "cluster" : v == 1 ? "staged" : "reread"; }
+
+// The kernel T_B times: staged where generated and Eq. 3 allows P = 1 on this
+// device, else reread (the paper's "selected non-DSMEM path"); -1: neither.
+inline int baselineFor(long long N, long long optin) {
+  if (kHasStaged && credit::isLegal(geometry, N, 1, credit::Protocol::Sync, optin)) return 1;
+  return kHasReread ? 0 : -1;
+}
+
+// Eqs. 3 and 5-9 for every generated, legal (protocol, P) with its profile
+// figures, in creditc predict's order (sync, then mbarrier; P ascending); the
+// largest dT wins, and the cluster kernel runs only if dT > 0.
+inline credit_plan plan(long long M, long long N, double tB, long long optin) {
+  credit_plan p = {};
+  p.baseline = baselineFor(N, optin);
+  p.variant = p.baseline;
+  p.P = 1;
+  p.tB_ms = tB;
+  if (!kHasCluster || p.baseline < 0) return p;
+  const credit::model::BaselineTerms base = credit::model::baselineTerms(kTraffic, M, N, tB);
+  double best = 0.0;
+  int bestP = 0, bestProtocol = 0;
+  for (int protocol = 0; protocol < 2; ++protocol) {
+    const credit::Protocol proto = protocol ? credit::Protocol::Mbarrier : credit::Protocol::Sync;
+    for (int P = 2, l = 1; P <= target.maxNonPortableCluster && l < 5; P *= 2, ++l) {
+      if (!credit::isLegal(geometry, N, P, proto, optin) || kRates.sms / P < 1) continue;
+      const double rate = kDsmStore[protocol][l];
+      if (!(rate > 0.0)) continue;
+      const credit::model::CtrlValue ctrl = credit::model::lookupCtrl(kCtrl, kNumCtrl, protocol, P, M, N);
+      if (!ctrl.found) continue;
+      const credit::model::CandidateTerms t = credit::model::candidateTerms(
+          kRates, kTraffic, base, P, M, credit::sliceElems(N, P), rate, ctrl.ms);
+      if (!p.evaluated || t.deltaT > best) {
+        p.evaluated = 1;
+        best = t.deltaT;
+        bestP = P;
+        bestProtocol = protocol;
+      }
+    }
+  }
+  if (p.evaluated) {
+    p.deltaT_ms = best;
+    if (best > 0.0) {
+      p.variant = 2;
+      p.P = bestP;
+      p.protocol = bestProtocol;
+    }
+  }
+  return p;
+}
+
+// Decisions per (device, M, N): a small table, replaced round-robin.
+struct Entry {
+  int used, device;
+  long long M, N;
+  credit_plan plan;
+};
+inline std::mutex& cacheMutex() {
+  static std::mutex m;
+  return m;
+}
+constexpr int kCacheSize = 64;
+inline Entry* cacheTable() {
+  static Entry table[kCacheSize] = {};
+  return table;
+}
+inline bool lookup(int device, long long M, long long N, credit_plan* out) {
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  for (int i = 0; i < kCacheSize; ++i) {
+    const Entry& e = cacheTable()[i];
+    if (e.used && e.device == device && e.M == M && e.N == N) {
+      *out = e.plan;
+      return true;
+    }
+  }
+  return false;
+}
+inline void store(int device, long long M, long long N, const credit_plan& plan) {
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  static int next = 0;
+  Entry* table = cacheTable();
+  int slot = -1;
+  for (int i = 0; i < kCacheSize && slot < 0; ++i)
+    if (table[i].used && table[i].device == device && table[i].M == M && table[i].N == N) slot = i;
+  if (slot < 0) {
+    slot = next;
+    next = (next + 1) % kCacheSize;
+  }
+  table[slot] = Entry{1, device, M, N, plan};
+}
+
+inline int cudaStatus(cudaError_t err) {
+  return err == cudaSuccess ? kStatusOk : kStatusCudaErrorBase + static_cast<int>(err);
+}
+
+// Median time (ms) of `reps` launches of one variant on `stream` (CUDA events),
+// after one untimed launch (module load, first-touch); the launches write the
+// caller's outputs, which the real launch then overwrites.
+inline int timeVariant(int variant, void* const* args, long long M, long long N, int P, int protocol,
+                       cudaStream_t stream, double* medianMs) {
+  constexpr int reps = 5;
+  int status = @NS@_launch_generic(variantName(variant), args, M, N, P, protocol, stream);
+  if (status != kStatusOk) return status;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cudaError_t err = cudaEventCreate(&start);
+  if (err == cudaSuccess) err = cudaEventCreate(&stop);
+  double times[reps];
+  for (int i = 0; i < reps && err == cudaSuccess && status == kStatusOk; ++i) {
+    err = cudaEventRecord(start, stream);
+    if (err != cudaSuccess) break;
+    status = @NS@_launch_generic(variantName(variant), args, M, N, P, protocol, stream);
+    if (status != kStatusOk) break;
+    err = cudaEventRecord(stop, stream);
+    if (err == cudaSuccess) err = cudaEventSynchronize(stop);
+    float ms = 0.0f;
+    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start, stop);
+    times[i] = ms;
+  }
+  if (start != nullptr) (void)cudaEventDestroy(start);
+  if (stop != nullptr) (void)cudaEventDestroy(stop);
+  if (status != kStatusOk) return status;
+  if (err != cudaSuccess) return cudaStatus(err);
+  for (int i = 1; i < reps; ++i)  // insertion sort, then the median
+    for (int j = i; j > 0 && times[j] < times[j - 1]; --j) {
+      const double t = times[j];
+      times[j] = times[j - 1];
+      times[j - 1] = t;
+    }
+  *medianMs = times[reps / 2];
+  return kStatusOk;
+}
+
+inline int deviceAndOptin(int* device, int* optin) {
+  cudaError_t err = cudaGetDevice(device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, *device);
+  return cudaStatus(err);
+}
+
+inline int checkShape(long long M, long long N) {
+  if (M < 1 || N < 1 || N > credit::kMaxRowElems) return static_cast<int>(credit::LaunchStatus::BadShape);
+  return kStatusOk;
+}
+
+}  // namespace dispatch
+}  // namespace @NS@
+
+extern "C" {
+
+// The model's decision for (M, N) given a measured T_B (ms) of the baseline
+// kernel (out->baseline says which), under this device's SMEM limit. Times
+// nothing, launches nothing.
+int @NS@_plan(long long M, long long N, double tB_ms, credit_plan* out) {
+  if (out == nullptr) return static_cast<int>(credit::LaunchStatus::NullPointer);
+  if (int status = @NS@::dispatch::checkShape(M, N)) return status;
+  if (!(tB_ms > 0.0) || tB_ms > 1e300) return @NS@::kStatusBadTiming;
+  int device = 0, optin = 0;
+  if (int status = @NS@::dispatch::deviceAndOptin(&device, &optin)) return status;
+  if (@NS@::dispatch::baselineFor(N, optin) < 0) return @NS@::kStatusBadVariant;
+  *out = @NS@::dispatch::plan(M, N, tB_ms, optin);
+  return @NS@::kStatusOk;
+}
+
+// Launches what the dispatch chose for (M, N): the autotuned choice if
+// @NS@_autotune ran for this shape on this device, else the model's, made on
+// the first call for the shape by timing the baseline kernel on these buffers
+// (T_B: median of 5 launches after one warm-up; synchronizes the stream once).
+// While `stream` is being captured into a graph nothing can be timed: without
+// a decision it launches the baseline (source 2, not recorded). A cluster
+// launch the device refuses (cluster too large) falls back to the baseline
+// (source 2, recorded).
+int @NS@_launch_auto_generic(void* const* args, long long M, long long N, cudaStream_t stream) {
+  if (args == nullptr) return static_cast<int>(credit::LaunchStatus::NullPointer);
+  if (M == 0) return @NS@::kStatusOk;  // no rows: nothing to launch
+  if (int status = @NS@::dispatch::checkShape(M, N)) return status;
+  int device = 0, optin = 0;
+  if (int status = @NS@::dispatch::deviceAndOptin(&device, &optin)) return status;
+  const int baseline = @NS@::dispatch::baselineFor(N, optin);
+  if (baseline < 0) return @NS@::kStatusBadVariant;
+  credit_plan p;
+  if (!@NS@::dispatch::lookup(device, M, N, &p)) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaStreamIsCapturing(stream, &capture);
+    if (err != cudaSuccess) return @NS@::dispatch::cudaStatus(err);
+    if (capture != cudaStreamCaptureStatusNone)
+      return @NS@_launch_generic(@NS@::dispatch::variantName(baseline), args, M, N, 1, 0, stream);
+    double tB = 0.0;
+    if (int status = @NS@::dispatch::timeVariant(baseline, args, M, N, 1, 0, stream, &tB)) return status;
+    if (!(tB > 0.0)) tB = 1e-6;  // below the event resolution
+    p = @NS@::dispatch::plan(M, N, tB, optin);
+    @NS@::dispatch::store(device, M, N, p);
+  }
+  int status = @NS@_launch_generic(@NS@::dispatch::variantName(p.variant), args, M, N, p.P, p.protocol, stream);
+  if (p.variant == 2 && status == static_cast<int>(credit::LaunchStatus::ClusterTooLarge)) {
+    p.variant = p.baseline;
+    p.P = 1;
+    p.protocol = 0;
+    p.source = 2;
+    @NS@::dispatch::store(device, M, N, p);
+    status = @NS@_launch_generic(@NS@::dispatch::variantName(p.variant), args, M, N, 1, 0, stream);
+  }
+  return status;
+}
+
+// The autotune mode: times every generated variant the device accepts at
+// (M, N) -- reread, staged, cluster x protocol x P -- on these buffers (median
+// of 5 after a warm-up each), records the fastest for @NS@_launch_auto, and
+// returns both decisions: *model (the model's, from the measured T_B) and
+// *tuned (the measured best; deltaT_ms = T_B - its time). Either may be null.
+int @NS@_autotune_generic(void* const* args, long long M, long long N, cudaStream_t stream,
+    credit_plan* model, credit_plan* tuned) {
+  if (args == nullptr) return static_cast<int>(credit::LaunchStatus::NullPointer);
+  if (int status = @NS@::dispatch::checkShape(M, N)) return status;
+  int device = 0, optin = 0;
+  if (int status = @NS@::dispatch::deviceAndOptin(&device, &optin)) return status;
+  const int baseline = @NS@::dispatch::baselineFor(N, optin);
+  if (baseline < 0) return @NS@::kStatusBadVariant;
+  double tB = 0.0;
+  if (int status = @NS@::dispatch::timeVariant(baseline, args, M, N, 1, 0, stream, &tB)) return status;
+  if (!(tB > 0.0)) tB = 1e-6;
+  const credit_plan m = @NS@::dispatch::plan(M, N, tB, optin);
+  credit_plan best = m;
+  best.variant = baseline;
+  best.P = 1;
+  best.protocol = 0;
+  best.source = 1;
+  best.measured_ms = tB;
+  auto consider = [&](int variant, int P, int protocol) -> int {
+    double t = 0.0;
+    const int status = @NS@::dispatch::timeVariant(variant, args, M, N, P, protocol, stream, &t);
+    if (status >= @NS@::kStatusCudaErrorBase) return status;  // a CUDA failure: stop
+    if (status == @NS@::kStatusOk && t < best.measured_ms) {
+      best.variant = variant;
+      best.P = P;
+      best.protocol = protocol;
+      best.measured_ms = t;
+    }
+    return @NS@::kStatusOk;  // refused (not legal here, cluster too large): not a candidate
+  };
+  if (baseline == 1 && @NS@::dispatch::kHasReread)
+    if (int status = consider(0, 1, 0)) return status;
+  if (@NS@::dispatch::kHasCluster)
+    for (int protocol = 0; protocol < 2; ++protocol)
+      for (int P = 2; P <= @NS@::target.maxNonPortableCluster; P *= 2)
+        if (credit::isLegal(@NS@::geometry, N, P, protocol ? credit::Protocol::Mbarrier : credit::Protocol::Sync, optin))
+          if (int status = consider(2, P, protocol)) return status;
+  best.deltaT_ms = tB - best.measured_ms;
+  @NS@::dispatch::store(device, M, N, best);
+  if (model != nullptr) *model = m;
+  if (tuned != nullptr) *tuned = best;
+  return @NS@::kStatusOk;
+}
+
+// The same with the data arguments as in @NS@_signature() (typed).
+int @NS@_launch_auto(@PARAMS@long long M, long long N, cudaStream_t stream) {
+  void* args[] = {@ARGS@};
+  return @NS@_launch_auto_generic(args, M, N, stream);
+}
+int @NS@_autotune(@PARAMS@long long M, long long N, cudaStream_t stream,
+    credit_plan* model, credit_plan* tuned) {
+  void* args[] = {@ARGS@};
+  return @NS@_autotune_generic(args, M, N, stream, model, tuned);
+}
+
+// The decision @NS@_launch_auto uses for (M, N) on the current device, if made.
+int @NS@_last_plan(long long M, long long N, credit_plan* out) {
+  if (out == nullptr) return static_cast<int>(credit::LaunchStatus::NullPointer);
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return @NS@::dispatch::cudaStatus(err);
+  return @NS@::dispatch::lookup(device, M, N, out) ? @NS@::kStatusOk : @NS@::kStatusNoPlan;
+}
+
+}  // extern "C"
+#endif  // !defined(__CUDACC_RTC__)
+)cuda";
+  auto replaceAll = [](std::string &text, StringRef from, StringRef to) {
+    size_t pos = 0;
+    while ((pos = text.find(from.str(), pos)) != std::string::npos) {
+      text.replace(pos, from.size(), to.str());
+      pos += to.size();
+    }
+  };
+  replaceAll(body, "@NS@", ns);
+  replaceAll(body, "@PARAMS@", hostParams());
+  replaceAll(body, "@ARGS@", args);
+  os << body;
 }
 
 mlir::LogicalResult KernelEmitter::runHeader() {
@@ -1675,6 +2085,8 @@ mlir::LogicalResult KernelEmitter::run() {
   emitBody();
   emitKernels();
   emitHost();
+  if (options.dispatch)
+    emitDispatch();
   if (genFailed || failed(check(rowP)) || failed(check(mathP)))
     return mlir::failure();
   return mlir::success();

@@ -14,6 +14,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,22 @@ enum class Variant { Cluster, Reread, Staged, Control };
 std::optional<Variant> parseVariant(llvm::StringRef name);
 llvm::StringRef variantName(Variant v);
 
+/// A device profile's figures for one kernel, compiled into the generated file
+/// for its model-driven dispatch (`creditc --profile`, docs/cost-model.md).
+struct DispatchProfile {
+  std::string path;        // where the profile came from (header comment)
+  std::string deviceName;  // device.name
+  int sms = 0;
+  double smClockMHz = 0, smemReadBpc = 0, smemWriteBpc = 0;
+  std::map<int, double> dsmemStoreBpc, dsmemStoreAsyncBpc; // by P
+  struct Ctrl {
+    int protocol = 0, P = 2;
+    long long M = 0, N = 0;
+    double ms = 0;
+  };
+  std::vector<Ctrl> ctrl;  // this kernel's T_ctrl entries
+};
+
 struct CudaEmitOptions {
   std::string arch = "sm_90";     // sm_90, sm_100, sm_120
   std::vector<Variant> variants;  // empty: all
@@ -35,6 +52,9 @@ struct CudaEmitOptions {
   /// __logf, __fdividef: a few ulp instead of IEEE / correctly rounded);
   /// row-level math stays exact. Off by default.
   bool fastMath = false;
+  /// With a profile: also the model-driven dispatch API (_plan, _launch_auto,
+  /// _autotune, _last_plan).
+  std::optional<DispatchProfile> dispatch;
 };
 
 /// Emits the CUDA C++ translation unit for `kernel` (which must have passed the
