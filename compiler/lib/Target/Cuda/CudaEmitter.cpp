@@ -20,6 +20,9 @@
 #include "credit/runtime/EmbeddedSources.h"
 #include "credit/runtime/Layout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -146,6 +149,20 @@ struct PassInfo {
   llvm::SmallVector<InputInfo *> rowInputs, broadcastInputs;
 };
 
+/// A kept input whose every read after its first pass goes through the same
+/// element expression T(x, row-level values): from pass `pass` on, the
+/// retained slice holds T(x) instead of x (written back by that pass), so the
+/// later passes load T(x) instead of recomputing it -- exactly the same value,
+/// computed once. REREAD recomputes T from x, as before.
+struct Materialized {
+  InputInfo *input = nullptr;
+  int pass = -1;                               // the pass that computes and stores T(x)
+  std::string name, vec;                       // C++ names: T(x) per element, its VEC array
+  llvm::DenseMap<Operation *, Operation *> endOf; // element region -> T's root op in it
+  llvm::DenseSet<Operation *> chainOps;        // every op of T, in every region
+  std::string math;                            // T printed for the header comment
+};
+
 struct StageInfo {
   cr::StageOp op;
   int index = 0; // 0-based
@@ -229,6 +246,15 @@ private:
   std::vector<PassInfo> passes;
   std::vector<StageInfo> stages;
   cr::ApplyOp apply;
+  std::vector<Materialized> materialized;
+  mlir::LogicalResult findMaterializations();
+  /// The materialization `op` belongs to, if it is in effect in pass `pass`.
+  const Materialized *materializedOp(Operation *op, int pass) const {
+    for (const Materialized &m : materialized)
+      if (pass >= m.pass && m.chainOps.contains(op))
+        return &m;
+    return nullptr;
+  }
   llvm::DenseMap<Operation *, std::string> tempName; // row-level temporaries
   std::vector<std::string> statNames;                // every statistic, for the control sink
   bool genFailed = false;
@@ -462,6 +488,8 @@ mlir::LogicalResult KernelEmitter::analyze() {
     nameRowOps(s.op.getBodyBlock());
   for (auto &[op, n] : tempName)
     rowP.bind(op->getResult(0), n);
+  if (failed(findMaterializations()))
+    return mlir::failure();
   // Anything else in the kernel body we do not know.
   for (Operation &op : kernel.getBodyBlock()) {
     if (llvm::isa<cr::InputOp, cr::ParamOp, cr::RowWidthOp, cr::StageOp, cr::ApplyOp,
@@ -470,6 +498,149 @@ mlir::LogicalResult KernelEmitter::analyze() {
       continue;
     return op.emitError("cannot generate CUDA: unsupported op '")
            << op.getName().getStringRef() << "'";
+  }
+  return mlir::success();
+}
+
+namespace {
+/// One step of a unary chain: the op, which operand carries the chain, and
+/// its other operands (outer row-level values or constants).
+struct ChainStep {
+  Operation *op = nullptr;
+  unsigned chainOperand = 0;
+  llvm::SmallVector<std::pair<Value, mlir::Attribute>> others; // (outer value | constant)
+  bool sameAs(const ChainStep &o) const {
+    return op->getName() == o.op->getName() && op->getAttrDictionary() == o.op->getAttrDictionary() &&
+           chainOperand == o.chainOperand && others == o.others;
+  }
+};
+
+bool isCostly(Operation *op) {
+  return llvm::isa<mlir::math::ExpOp, mlir::math::LogOp, mlir::math::SqrtOp, mlir::math::RsqrtOp,
+                   mlir::math::TanhOp, mlir::arith::DivFOp>(op);
+}
+
+/// The ops applied to block argument `argNo` of `region` alone: each value of
+/// the chain has exactly one use, by a pure expression op whose other
+/// operands are row-level (not per-element) values or constants. Empty when
+/// the argument has several uses.
+std::vector<ChainStep> unaryChain(cr::ElementRegionOpInterface region, unsigned argNo) {
+  std::vector<ChainStep> chain;
+  mlir::Block &body = region.getBodyBlock();
+  Value cur = body.getArgument(argNo);
+  while (cur.hasOneUse()) {
+    Operation *user = *cur.user_begin();
+    if (!ExprPrinter::isExprOp(user) || user->getNumResults() != 1 ||
+        llvm::isa<mlir::arith::ConstantOp>(user))
+      break;
+    ChainStep step;
+    step.op = user;
+    bool ok = true;
+    for (auto [i, operand] : llvm::enumerate(user->getOperands())) {
+      if (operand == cur) {
+        step.chainOperand = static_cast<unsigned>(i);
+        continue;
+      }
+      if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(operand)) {
+        Value outer = region->getOperand(arg.getArgNumber());
+        if (arg.getOwner() != &body || cr::isRowValue(outer)) {
+          ok = false;
+          break;
+        }
+        step.others.push_back({outer, mlir::Attribute()});
+      } else if (auto c = operand.getDefiningOp<mlir::arith::ConstantOp>()) {
+        step.others.push_back({Value(), c.getValue()});
+      } else {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok || llvm::count(user->getOperands(), cur) != 1)
+      break;
+    chain.push_back(step);
+    cur = user->getResult(0);
+  }
+  return chain;
+}
+} // namespace
+
+mlir::LogicalResult KernelEmitter::findMaterializations() {
+  auto regionsOf = [&](const PassInfo &pass) {
+    llvm::SmallVector<cr::ElementRegionOpInterface> out;
+    if (pass.isStage) {
+      for (cr::ReduceOp red : stages[pass.stage].reds)
+        out.push_back(llvm::cast<cr::ElementRegionOpInterface>(red.getOperation()));
+    } else {
+      out.push_back(llvm::cast<cr::ElementRegionOpInterface>(apply.getOperation()));
+    }
+    return out;
+  };
+  for (auto &inPtr : inputs) {
+    InputInfo *in = inPtr.get();
+    // Worth it only if a pass after the materializing one reads T(x).
+    if (in->keptIndex < 0 || in->passes.size() < 3)
+      continue;
+    // Every region of every pass after the first that reads `in`.
+    std::vector<std::pair<cr::ElementRegionOpInterface, std::vector<ChainStep>>> uses;
+    bool ok = true;
+    for (int p : llvm::ArrayRef<int>(in->passes).drop_front()) {
+      for (cr::ElementRegionOpInterface r : regionsOf(passes[p])) {
+        auto operands = r->getOperands();
+        auto it = llvm::find(operands, in->op.getResult());
+        if (it == operands.end())
+          continue;
+        unsigned argNo = static_cast<unsigned>(it - operands.begin());
+        std::vector<ChainStep> chain = unaryChain(r, argNo);
+        if (chain.empty()) {
+          ok = false;
+          break;
+        }
+        uses.push_back({r, std::move(chain)});
+      }
+      if (!ok)
+        break;
+    }
+    if (!ok || uses.empty())
+      continue;
+    // The longest chain every use shares, cut after its last costly op.
+    size_t common = uses.front().second.size();
+    for (auto &[r, chain] : uses) {
+      size_t k = 0;
+      while (k < common && k < chain.size() && chain[k].sameAs(uses.front().second[k]))
+        ++k;
+      common = k;
+    }
+    size_t len = 0;
+    for (size_t k = 0; k < common; ++k)
+      if (isCostly(uses.front().second[k].op))
+        len = k + 1;
+    if (len == 0)
+      continue;
+    Materialized m;
+    m.input = in;
+    m.pass = in->passes[1];
+    m.name = names.unique(derived(in->name, "m"));
+    m.vec = names.unique(derived(in->name, "m_v"));
+    for (auto &[r, chain] : uses) {
+      m.endOf[r.getOperation()] = chain[len - 1].op;
+      for (size_t k = 0; k < len; ++k)
+        m.chainOps.insert(chain[k].op);
+    }
+    // The header comment: T in the source's names.
+    {
+      auto [r, chain] = uses.front();
+      ExprPrinter p(ExprStyle::Math);
+      mlir::Block &body = r.getBodyBlock();
+      for (unsigned i = 0; i < body.getNumArguments(); ++i) {
+        Value operand = r->getOperand(i);
+        if (cr::isRowValue(operand))
+          p.bind(body.getArgument(i), inputOf.lookup(operand.getDefiningOp())->src);
+        else
+          p.bind(body.getArgument(i), mathP.ref(operand));
+      }
+      m.math = p.ref(chain[len - 1].op->getResult(0));
+    }
+    materialized.push_back(std::move(m));
   }
   return mlir::success();
 }
@@ -520,6 +691,14 @@ void KernelEmitter::emitHeader() {
                 target.maxPortableCluster);
   if (options.fastMath)
     os << "//   --fast-math: element-level exp, log and division through __expf, __logf, __fdividef\n";
+  for (const Materialized &m : materialized) {
+    os << "//   retained slice rewritten in place: " << m.input->src << " -> " << m.math << " by "
+       << passLabel(m.pass) << " (read as such by";
+    for (int q : m.input->passes)
+      if (q > m.pass)
+        os << " " << passLabel(q);
+    os << "; reread recomputes it)\n";
+  }
   os << "//   Eq. 3 (keep * sliceElems(N, P) + S_scratch <= limit):\n";
   os << "//        P   S_scratch sync / mbarrier      max N (sync)   max N (mbarrier)\n";
   for (int P : {1, 2, 4, 8, 16}) {
@@ -925,6 +1104,9 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     for (const OutputInfo &o : outputs)
       if (o.applyResult >= 0)
         os << in3 << (o.i8 ? "int8_t " : "float ") << o.vec << "[VEC];\n";
+  for (const Materialized &m : materialized)
+    if (m.pass == p)
+      os << in3 << "float " << m.vec << "[VEC];  // T(" << m.input->src << ") for the retained slice\n";
   os << in3 << "#pragma unroll\n";
   os << in3 << "for (int vi = 0; vi < VEC; ++vi) {\n";
   for (InputInfo *in : pass.rowInputs)
@@ -933,6 +1115,8 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     os << in4 << "const float " << in->name << " = " << in->vec << "[u][vi];\n";
 
   // One element-region op: bind its block arguments, emit its temporaries.
+  const int p_ = p;
+  llvm::SmallVector<const Materialized *> declared; // T(x) already named in this element scope
   NameTable scope = names;
   int counter = 0;
   auto region = [&](cr::ElementRegionOpInterface r, ExprPrinter &p) {
@@ -948,6 +1132,24 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       if (!ExprPrinter::isExprOp(&op)) {
         if (!llvm::isa<cr::YieldOp>(op))
           p.expr(&op); // records the failure
+        continue;
+      }
+      // A materialized T(x): computed once (this pass stores it), or loaded.
+      if (const Materialized *m = materializedOp(&op, p_)) {
+        auto end = m->endOf.find(r.getOperation());
+        if (end == m->endOf.end() || end->second != &op)
+          continue; // inside T: printed through T's root
+        if (!llvm::is_contained(declared, m)) {
+          declared.push_back(m);
+          os << in4 << "const float " << m->name << " = ";
+          if (p_ == m->pass)
+            os << p.expr(&op) << ";  // T(" << m->input->src << ") = " << m->math
+               << ", stored below for the later passes\n";
+          else
+            os << "kRetain ? " << m->input->name << " : " << p.expr(&op)
+               << ";  // the retained slice holds T(" << m->input->src << ") = " << m->math << "\n";
+        }
+        p.bind(op.getResult(0), m->name);
         continue;
       }
       std::optional<std::string> let = letNames.lookup(&op);
@@ -979,7 +1181,14 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     if (failed(check(p)))
       genFailed = true;
   }
+  for (const Materialized &m : materialized)
+    if (m.pass == p)
+      os << in4 << m.vec << "[vi] = " << m.name << ";\n";
   os << in3 << "}\n";
+  for (const Materialized &m : materialized)
+    if (m.pass == p)
+      os << in3 << "if constexpr (kRetain) credit_st_smem<VEC>(" << m.input->smem << " + off, " << m.vec
+         << ");  // " << m.input->src << " -> T(" << m.input->src << ") in place: same thread, same elements\n";
   if (!pass.isStage)
     for (const OutputInfo &o : outputs)
       if (o.applyResult >= 0)
