@@ -16,7 +16,8 @@ Table V and Fig. 4, docs/cost-model.md).
 The 30 pairs are N in 4K..64K; 128K and 256K are extra rows (reported apart).
 N*: the smallest tested N that is profitable (measured) / predicted profitable.
 Writes <out>/<name>.json (every pair with all model terms) and <name>.md, and
-<name>.png (predicted dT against measured T_B - T_cluster) when matplotlib exists.
+<name>.png (predicted dT against measured T_B - T_cluster) when matplotlib exists;
+`eval_model.py --replot <name>.json <name>.png` redraws it elsewhere (no creditc needed).
 No model coefficient is fitted here: the profile and T_B are the only inputs.
 """
 import argparse
@@ -78,6 +79,11 @@ def crossover(flags):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--replot":
+        # --replot <name>.json <out.png>: the plot alone, from a result of this script
+        # (for a machine with matplotlib but no creditc).
+        with open(sys.argv[2]) as f:
+            return 0 if plot(json.load(f)["pairs"], sys.argv[3]) else 1
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", required=True)
     ap.add_argument("--results", required=True)
@@ -189,13 +195,19 @@ def main():
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
+    plot(pairs, os.path.join(args.out, args.name + ".png"))
+    return 0
+
+
+def plot(pairs, path):
+    """Predicted dT / T_B against measured (T_B - T_cluster) / T_B per pair."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         print("(matplotlib not available: no plot)", file=sys.stderr)
-        return 0
+        return False
     fig, ax = plt.subplots(figsize=(6, 5))
     for w in WORKLOADS:
         rs = [r for r in pairs if r["workload"] == w and r.get("predicted_delta_T_ms") is not None]
@@ -208,8 +220,9 @@ def main():
     ax.set_title("profitability: predicted vs measured (quadrants I and III are right)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(args.out, args.name + ".png"), dpi=120)
-    return 0
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
+    return True
 
 
 if __name__ == "__main__":

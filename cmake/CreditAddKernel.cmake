@@ -5,6 +5,7 @@
 #                     [VARIANTS cluster|staged|reread|control ...]   # default: all
 #                     [ARCH sm_90|sm_100|sm_120]                      # default: sm_90
 #                     [FLAGS <creditc flag> ...]                     # e.g. --cta-threads=512 --kernel=k
+#                     [PROFILE <device profile .json>]               # model-driven dispatch
 #                     [REPORT_VAR <var>]
 #                     [EXPECT_REJECT])
 #
@@ -22,6 +23,10 @@
 # in the caller keeps CMake from also putting cudart_static on the final link line
 # (harmless, libcudart.so comes first, but one runtime is clearer).
 #
+# PROFILE <file>: creditc --profile <file>: the header also declares the
+# model-driven dispatch (credit_<kernel>_launch_auto, _autotune, _plan,
+# _last_plan; docs/cost-model.md), and the kernel is regenerated when the
+# profile changes.
 # REPORT_VAR <var>: sets <var> in the caller's scope to the path of the JSON report.
 # EXPECT_REJECT: the build step succeeds only if creditc rejects the workload
 # (exit 2); <target> is then a custom target (no library), built by default.
@@ -30,7 +35,7 @@ include_guard(GLOBAL)
 set(_CREDIT_ADD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(credit_add_kernel target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "EXPECT_REJECT" "SRC;ARCH;REPORT_VAR" "VARIANTS;FLAGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "EXPECT_REJECT" "SRC;ARCH;REPORT_VAR;PROFILE" "VARIANTS;FLAGS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "credit_add_kernel(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -70,6 +75,14 @@ function(credit_add_kernel target)
     list(APPEND args "--variant=${variants}")
   endif()
   list(APPEND args ${ARG_FLAGS})
+  set(profile_dep "")
+  if(ARG_PROFILE)
+    get_filename_component(profile_dep "${ARG_PROFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${profile_dep}")
+      message(FATAL_ERROR "credit_add_kernel(${target}): PROFILE '${ARG_PROFILE}' does not exist")
+    endif()
+    list(APPEND args "--profile=${profile_dep}")
+  endif()
 
   get_filename_component(src "${ARG_SRC}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.credit")
@@ -87,7 +100,7 @@ function(credit_add_kernel target)
       OUTPUT "${report}"
       COMMAND "${CMAKE_COMMAND}" -DCREDIT_REPORT=${report} -DCREDIT_EXPECT=2 -P "${runner}"
               -- $<TARGET_FILE:credit::creditc> "${src}" ${args} --report=json
-      DEPENDS "${src}" credit::creditc "${runner}"
+      DEPENDS "${src}" credit::creditc "${runner}" ${profile_dep}
       COMMENT "creditc ${src_rel}: expecting a rejection"
       VERBATIM)
     add_custom_target(${target} ALL DEPENDS "${report}")
@@ -97,7 +110,7 @@ function(credit_add_kernel target)
       COMMAND "${CMAKE_COMMAND}" -DCREDIT_REPORT=${report} -DCREDIT_EXPECT=0 -P "${runner}"
               -- $<TARGET_FILE:credit::creditc> "${src}" ${args}
                  -o "${cu}" "--header=${header}" --report=json
-      DEPENDS "${src}" credit::creditc "${runner}"
+      DEPENDS "${src}" credit::creditc "${runner}" ${profile_dep}
       COMMENT "creditc ${src_rel} -> ${target}.cu, ${target}.h"
       VERBATIM)
     add_library(${target} STATIC "${cu}" "${header}")

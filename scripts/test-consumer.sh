@@ -44,7 +44,11 @@ touch "$prefix/bin/creditc"
 [ "$(ninja -C "$work/build" -n | grep -c '] creditc ' || true)" -eq 3 ] ||
   { echo "error: a newer creditc does not regenerate the 3 kernels" >&2; ninja -C "$work/build" -n; exit 1; }
 cmake --build "$work/build" > "$work/rebuild.log" 2>&1 || { tail -40 "$work/rebuild.log"; exit 1; }
-echo "up to date after the build; a newer creditc regenerates all three"
+touch "$prefix/share/credit/profiles/nvidia-h200.json"
+[ "$(ninja -C "$work/build" -n | grep -c '] creditc ' || true)" -eq 1 ] ||
+  { echo "error: a newer PROFILE does not regenerate (only) the layernorm kernel" >&2; ninja -C "$work/build" -n; exit 1; }
+cmake --build "$work/build" > "$work/rebuild2.log" 2>&1 || { tail -40 "$work/rebuild2.log"; exit 1; }
+echo "up to date after the build; a newer creditc regenerates all three, a newer profile the one using it"
 
 echo "== run"
 "$work/build/credit-consumer"

@@ -88,13 +88,17 @@ int runLayernorm(long long M, long long N) {
   CUDA_OK(cudaMemcpy(db, b.data(), N * 4, cudaMemcpyHostToDevice));
 
   struct Run { const char* name; int P; int protocol; };
+  // "auto": credit_layernorm_launch_auto, the model's choice (PROFILE in CMakeLists.txt).
   const Run runs[] = {{"cluster", 2, 0}, {"cluster", 4, 1}, {"cluster", 8, 0}, {"staged", 1, 0},
-                      {"reread", 1, 0}};
+                      {"reread", 1, 0},  {"auto", 0, 0}};
   for (const Run& r : runs) {
-    if (N > credit_layernorm_max_legal_n(r.name, r.P, r.protocol)) continue;  // Eq. 3
+    const bool automatic = r.name[0] == 'a';
+    if (!automatic && N > credit_layernorm_max_legal_n(r.name, r.P, r.protocol)) continue;  // Eq. 3
     CUDA_OK(cudaMemset(dy, 0xff, y.size() * 4));  // NaN: an unwritten element fails
     int status;
-    if (r.P > 1 || r.name[0] == 'c')
+    if (automatic)
+      status = credit_layernorm_launch_auto(dx, dg, db, dy, M, N, nullptr);
+    else if (r.P > 1 || r.name[0] == 'c')
       status = credit_layernorm_launch_cluster(dx, dg, db, dy, M, N, r.P, r.protocol, nullptr);
     else if (r.name[0] == 's')
       status = credit_layernorm_launch_staged(dx, dg, db, dy, M, N, nullptr);
@@ -110,8 +114,16 @@ int runLayernorm(long long M, long long N) {
     CUDA_OK(cudaDeviceSynchronize());
     CUDA_OK(cudaMemcpy(y.data(), dy, y.size() * 4, cudaMemcpyDeviceToHost));
     double e = relErr(y, ref);
-    std::snprintf(what, sizeof what, "layernorm %-7s P=%-2d %s M=%lld N=%lld rel.err %.1e", r.name,
-                  r.P, r.protocol ? "mbar" : "sync", M, N, e);
+    if (automatic) {
+      credit_plan plan{};
+      expect(credit_layernorm_last_plan(M, N, &plan) == CREDIT_LAYERNORM_STATUS_OK, "a plan was recorded");
+      const char* names[] = {"reread", "staged", "cluster"};
+      std::snprintf(what, sizeof what, "layernorm auto -> %s P=%d M=%lld N=%lld rel.err %.1e",
+                    names[plan.variant < 0 || plan.variant > 2 ? 0 : plan.variant], plan.P, M, N, e);
+    } else {
+      std::snprintf(what, sizeof what, "layernorm %-7s P=%-2d %s M=%lld N=%lld rel.err %.1e", r.name,
+                    r.P, r.protocol ? "mbar" : "sync", M, N, e);
+    }
     expect(e <= 1e-4, what);
   }
   cudaFree(dx), cudaFree(dg), cudaFree(db), cudaFree(dy);
