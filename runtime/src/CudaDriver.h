@@ -41,7 +41,13 @@ namespace credit::detail {
   X(memFree, cuMemFree, "cuMemFree_v2")                                                 \
   X(memcpyHtoD, cuMemcpyHtoD, "cuMemcpyHtoD_v2")                                        \
   X(memcpyDtoH, cuMemcpyDtoH, "cuMemcpyDtoH_v2")                                        \
-  X(streamSynchronize, cuStreamSynchronize, "cuStreamSynchronize")
+  X(streamSynchronize, cuStreamSynchronize, "cuStreamSynchronize")                     \
+  X(memsetD8, cuMemsetD8, "cuMemsetD8_v2")                                              \
+  X(eventCreate, cuEventCreate, "cuEventCreate")                                        \
+  X(eventRecord, cuEventRecord, "cuEventRecord")                                        \
+  X(eventSynchronize, cuEventSynchronize, "cuEventSynchronize")                         \
+  X(eventElapsedTime, cuEventElapsedTime, "cuEventElapsedTime_v2")                      \
+  X(eventDestroy, cuEventDestroy, "cuEventDestroy_v2")
 
 struct CudaDriver {
   std::string libraryPath;

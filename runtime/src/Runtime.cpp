@@ -3,6 +3,8 @@
 
 #include "CudaDriver.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -381,6 +383,49 @@ Status Runtime::jitCompileAndLoad(const std::string& source, const std::string& 
   }
   if (compileResult) *compileResult = std::move(r);
   return s;
+}
+
+Expected<double> Runtime::timeLaunches(const Function& fn, const LaunchConfig& cfg, void** args,
+                                       int warmups, int reps, std::size_t flushBytes,
+                                       double* minMs) {
+  Expected<double> out;
+  if (!state_) {
+    out.status = notInitialized();
+    return out;
+  }
+  if (reps < 1 || reps > 1000 || warmups < 0) {
+    out.status = Status::error(Status::kInvalidArgument, "timeLaunches: reps must be in [1, 1000]");
+    return out;
+  }
+  const detail::CudaDriver& d = *state_->drv;
+  DeviceBuffer flush;
+  if (flushBytes > 0 && !(out.status = allocate(flushBytes, flush)).ok()) return out;
+  for (int i = 0; i < warmups; ++i)
+    if (!(out.status = launch(fn, cfg, args)).ok()) return out;
+  CUevent start = nullptr, stop = nullptr;
+  Status& s = out.status;
+  s = d.check(d.eventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+  if (s.ok()) s = d.check(d.eventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  std::vector<double> times;
+  for (int i = 0; i < reps && s.ok(); ++i) {
+    if (flushBytes > 0 &&
+        !(s = d.check(d.memsetD8(flush.ptr(), static_cast<unsigned char>(i), flushBytes), "cuMemsetD8")).ok())
+      break;
+    if (!(s = d.check(d.eventRecord(start, cfg.stream), "cuEventRecord")).ok()) break;
+    if (!(s = launch(fn, cfg, args)).ok()) break;
+    if (!(s = d.check(d.eventRecord(stop, cfg.stream), "cuEventRecord")).ok()) break;
+    if (!(s = d.check(d.eventSynchronize(stop), "cuEventSynchronize")).ok()) break;
+    float ms = 0.0f;
+    if (!(s = d.check(d.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime")).ok()) break;
+    times.push_back(ms);
+  }
+  if (start) d.eventDestroy(start);
+  if (stop) d.eventDestroy(stop);
+  if (!s.ok()) return out;
+  std::sort(times.begin(), times.end());
+  out.value = times[times.size() / 2];
+  if (minMs) *minMs = times.front();
+  return out;
 }
 
 Status Runtime::allocate(std::size_t bytes, DeviceBuffer& out) {

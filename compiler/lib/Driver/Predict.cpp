@@ -1,6 +1,6 @@
 //===- Predict.cpp - creditc predict: the profitability model ------------===//
 //
-//   creditc predict op.credit --profile p.json --M 4096 --N 65536 --tB 0.52
+//   creditc predict op.credit --profile p.json --M 4096 --N 65536 (--tB 0.52 | --measure-tB)
 //       [--baseline=auto|reread|staged] [--kernel=K] [--arch=sm_90]
 //       [--cta-threads=256] [--report=json]
 //
@@ -13,6 +13,9 @@
 #include "credit/Driver/Driver.h"
 #include "credit/Driver/Pipeline.h"
 #include "credit/Model/CostModel.h"
+#include "credit/Target/Cuda/CudaEmitter.h"
+#include "credit/runtime/Baseline.h"
+#include "credit/runtime/Runtime.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -40,7 +43,12 @@ struct PredictOptions {
   cl::opt<long long> N{"N", cl::desc("Row width"), cl::Required, cl::cat(category)};
   cl::opt<double> tB{"tB",
                      cl::desc("T_B: the measured time of the non-clustered kernel at (M, N), ms"),
-                     cl::value_desc("ms"), cl::Required, cl::cat(category)};
+                     cl::value_desc("ms"), cl::init(0.0), cl::cat(category)};
+  cl::opt<bool> measureTB{
+      "measure-tB",
+      cl::desc("Measure T_B on this machine's GPU instead: generate the kernel, JIT it and time "
+               "its non-clustered variant at (M, N) (median of 15, L2 flushed)"),
+      cl::cat(category)};
   cl::opt<model::BaselineKind> baseline{
       "baseline", cl::desc("Which kernel T_B timed"), cl::init(model::BaselineKind::Auto),
       cl::values(clEnumValN(model::BaselineKind::Auto, "auto",
@@ -92,11 +100,14 @@ int credit::predictMain(int argc, char **argv) {
     return fail("--M must be at least 1");
   if (opts.N < 1 || opts.N > ::credit::kMaxRowElems)
     return fail(formatv("--N must be positive and at most {0}", ::credit::kMaxRowElems));
-  if (!(opts.tB > 0) || !std::isfinite(opts.tB))
+  const bool haveTB = opts.tB.getNumOccurrences() > 0;
+  if (haveTB == opts.measureTB)
+    return fail("give either --tB <ms> or --measure-tB");
+  if (haveTB && (!(opts.tB > 0) || !std::isfinite(opts.tB)))
     return fail("--tB must be a positive time in milliseconds");
 
   // The profile first: a bad profile is reported before the kernel is compiled.
-  Expected<model::DeviceProfile> profile = model::loadProfile(opts.profile);
+  llvm::Expected<model::DeviceProfile> profile = model::loadProfile(opts.profile);
   if (!profile)
     return fail(toString(profile.takeError()));
 
@@ -128,9 +139,56 @@ int credit::predictMain(int argc, char **argv) {
   q.N = opts.N;
   q.tBMs = opts.tB;
   q.baseline = opts.baseline;
-  Expected<model::Prediction> p = model::predict(facts, *profile, q);
+  std::string measuredNote;
+  if (opts.measureTB) {
+    // The baseline kernel predict would assume (auto: staged where Eq. 3
+    // allows P = 1), generated, JIT-compiled and timed on this GPU.
+    bool stagedLegal = false;
+    for (const model::LegalityAtN &l : facts.legality)
+      if (l.P == 1)
+        stagedLegal = l.legalSync;
+    bool staged = opts.baseline == model::BaselineKind::Staged ||
+                  (opts.baseline == model::BaselineKind::Auto && stagedLegal);
+    if (opts.baseline == model::BaselineKind::Staged && !stagedLegal)
+      return fail(formatv("the staged kernel is not legal at N = {0} (Eq. 3, P = 1)", opts.N));
+    CudaEmitOptions emitOpts;
+    emitOpts.arch = opts.arch;
+    emitOpts.variants = {Variant::Staged, Variant::Reread};
+    emitOpts.sourceName = displayName;
+    emitOpts.threads = opts.threads;
+    std::string source;
+    {
+      raw_string_ostream os(source);
+      if (failed(emitCuda(kernels.front(), emitOpts, os)))
+        return kExitUserError;
+    }
+    ::credit::Runtime rt;
+    ::credit::Status st = ::credit::Runtime::create(rt);
+    if (!st.ok())
+      return fail("--measure-tB needs a CUDA GPU: " + st.message);
+    ::credit::BaselineRequest req;
+    req.source = source;
+    req.kernel = facts.name;
+    req.geometry = facts.geometry;
+    req.staged = staged;
+    req.M = opts.M;
+    req.N = opts.N;
+    ::credit::Expected<::credit::BaselineTiming> t = ::credit::timeBaselineKernel(rt, req);
+    if (!t.ok())
+      return fail("--measure-tB: " + t.status.message);
+    q.tBMs = t.value.medianMs;
+    q.baseline = staged ? model::BaselineKind::Staged : model::BaselineKind::Reread;
+    measuredNote = formatv("T_B measured on {0} ({1}): {2} ms, {3} at grid {4}, median of {5} "
+                           "(min {6} ms), L2 flushed before each",
+                           rt.device().name, rt.arch(), t.value.medianMs, t.value.function, opts.M,
+                           t.value.reps, t.value.minMs)
+                       .str();
+  }
+  llvm::Expected<model::Prediction> p = model::predict(facts, *profile, q);
   if (!p)
     return fail(toString(p.takeError()));
+  if (!measuredNote.empty())
+    p->notes.insert(p->notes.begin(), measuredNote);
   if (opts.report == "json")
     outs() << formatv("{0:2}", model::predictionToJSON(*p)) << "\n";
   else

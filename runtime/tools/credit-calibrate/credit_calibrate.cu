@@ -32,6 +32,7 @@
 #include "CalibrateSupport.h"
 
 #include "credit/device/credit_device.cuh"
+#include "credit/runtime/Baseline.h"
 #include "credit/runtime/Layout.h"
 #include "credit/runtime/Runtime.h"
 
@@ -341,6 +342,7 @@ struct Options {
   int threads = 256;
   int device = 0;
   std::vector<std::string> controls;  // FILE.cu[@M,M...]
+  std::vector<std::string> baselines; // --time-baseline FILE.cu[@M,M...]
   std::vector<long long> ctrlN = {4096, 8192, 16384, 32768, 65536, 131072, 262144};
   std::vector<long long> ctrlM = {4096};
   std::vector<int> clusterSizes = {2, 4, 8, 16};
@@ -360,6 +362,10 @@ void usage(FILE* f) {
                "                        a creditc-generated file whose work-free control kernels\n"
                "                        give T_ctrl(M, N, P); repeatable; M list default --ctrl-M\n"
                "  --ctrl-N LIST         row widths for T_ctrl (default 4K,8K,16K,32K,64K,128K,256K)\n"
+               "  --time-baseline FILE.cu[@M,M...]\n"
+               "                        instead of calibrating: time T_B, the file's staged kernel\n"
+               "                        (reread where Eq. 3 forbids P = 1) at every M and --ctrl-N,\n"
+               "                        median of --runs, L2 flushed; repeatable; prints a table\n"
                "  --ctrl-M LIST         rows for T_ctrl (default 4096)\n"
                "  --P LIST              cluster sizes (default 2,4,8,16)\n"
                "  --skip-micro          T_ctrl only (the profile then lacks the rates)\n"
@@ -420,6 +426,9 @@ int parseArgs(int argc, char** argv, Options& o) {
     } else if (is("--control")) {
       if (!need(i, "--control", v, argv[i])) return 1;
       o.controls.push_back(v);
+    } else if (is("--time-baseline")) {
+      if (!need(i, "--time-baseline", v, argv[i])) return 1;
+      o.baselines.push_back(v);
     } else if (is("--ctrl-N") || is("--ctrl-M") || is("--P")) {
       const std::string name = a.substr(0, a.find('='));
       std::vector<long long> list;
@@ -1017,6 +1026,49 @@ void printTables(const Device& dev, const Options& o, const Micro& m, const std:
 
 }  // namespace
 
+// --time-baseline: T_B of each file at every M and N (credit::timeBaselineKernel,
+// the runtime's JIT; the same code `creditc predict --measure-tB` runs).
+int timeBaselines(const Options& o) {
+  std::vector<ControlFile> files;
+  for (const std::string& b : o.baselines) {
+    ControlFile cf;
+    if (!readControl(b, o, cf)) return 1;
+    files.push_back(std::move(cf));
+  }
+  credit::Runtime rt;
+  credit::Status st = credit::Runtime::create(rt, o.device);
+  if (!st.ok()) {
+    std::fprintf(stderr, "credit-calibrate: error: %s\n", st.message.c_str());
+    return 3;
+  }
+  std::printf("T_B on %s (%s): median of %d after 2 warm-ups, 256 MiB L2 flush before each\n",
+              rt.device().name.c_str(), rt.arch().c_str(), o.runs);
+  std::printf("  %-20s %7s %8s  %-34s %10s %10s\n", "kernel", "M", "N", "function", "T_B ms", "min ms");
+  int status = 0;
+  for (const ControlFile& cf : files)
+    for (long long M : cf.M)
+      for (long long N : o.ctrlN) {
+        credit::BaselineRequest req;
+        req.source = cf.source;
+        req.kernel = cf.k.kernel;
+        req.geometry = cf.geometry();
+        req.staged = credit::isLegal(req.geometry, N, 1, credit::Protocol::Sync, rt.device().smemOptinBytes);
+        req.M = M;
+        req.N = N;
+        req.reps = o.runs;
+        credit::Expected<credit::BaselineTiming> t = credit::timeBaselineKernel(rt, req);
+        if (!t.ok()) {
+          std::fprintf(stderr, "credit-calibrate: error: %s M=%lld N=%lld: %s\n", cf.k.kernel.c_str(), M, N,
+                       t.status.message.c_str());
+          status = 4;
+          continue;
+        }
+        std::printf("  %-20s %7lld %8lld  %-34s %10.4f %10.4f\n", cf.k.kernel.c_str(), M, N,
+                    t.value.function.c_str(), t.value.medianMs, t.value.minMs);
+      }
+  return status;
+}
+
 int main(int argc, char** argv) {
   Options o;
   const int parsed = parseArgs(argc, argv, o);
@@ -1027,6 +1079,7 @@ int main(int argc, char** argv) {
     if (!readControl(c, o, cf)) return 1;
     files.push_back(std::move(cf));
   }
+  if (!o.baselines.empty()) return timeBaselines(o);
   if (o.dryRun) {
     // The plan, from the files alone (the --arch of each file gives the SMEM limit).
     for (const ControlFile& cf : files) {

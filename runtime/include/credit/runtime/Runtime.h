@@ -171,6 +171,14 @@ class Runtime {
                            const CacheOptions& cache = CacheOptions(),
                            CachedNvrtcResult* compileResult = nullptr);
 
+  // Times `fn`: `warmups` untimed launches, then `reps` launches each between
+  // two CUDA events on cfg.stream, each preceded (outside the events) by a
+  // cuMemsetD8 of `flushBytes` scratch bytes (0: none) that evicts the L2.
+  // Returns the median in ms (and the minimum in *minMs). reps in [1, 1000].
+  Expected<double> timeLaunches(const Function& fn, const LaunchConfig& cfg, void** args,
+                                int warmups, int reps, std::size_t flushBytes,
+                                double* minMs = nullptr);
+
   Status allocate(std::size_t bytes, DeviceBuffer& out);
   Status copyToDevice(CUdeviceptr dst, const void* src, std::size_t bytes);
   Status copyToHost(void* dst, CUdeviceptr src, std::size_t bytes);

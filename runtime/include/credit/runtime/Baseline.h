@@ -1,0 +1,67 @@
+// credit/runtime/Baseline.h -- T_B: one timing of a generated file's
+// non-clustered kernel (docs/cost-model.md), measured on the GPU.
+//
+// `creditc predict --measure-tB` and `credit-calibrate --time-baseline` both
+// time the staged (or reread) kernel of a creditc-generated .cu file here: JIT
+// through the Runtime, inputs from the file's own signature string, CUDA
+// events around each launch, the L2 flushed before each, median of the runs --
+// the benchmark's method (bench/peers/timing.py), so the model sees the T_B the
+// evaluation used.
+#ifndef CREDIT_RUNTIME_BASELINE_H
+#define CREDIT_RUNTIME_BASELINE_H
+
+#include "credit/runtime/Layout.h"
+#include "credit/runtime/Runtime.h"
+
+#include <string>
+#include <vector>
+
+namespace credit {
+
+// One data argument of a generated launch API: credit_<K>_signature()'s
+// "name:in|out:row|broadcast|scalar:f32|i8" (row [M][N], broadcast [N], scalar [M]).
+struct KernelArg {
+  std::string name;
+  bool input = true;
+  enum Kind { Row, Broadcast, Scalar } kind = Row;
+  int elemBytes = 4;  // f32 4, i8 1
+};
+
+// Parses a signature string; false (with `error`) on a malformed entry.
+bool parseKernelSignature(const std::string& signature, std::vector<KernelArg>& out,
+                          std::string& error);
+
+// The signature string of kernel `kernel` in a generated file: the literal
+// returned by `credit_<kernel>_signature()`. False if there is none.
+bool findKernelSignature(const std::string& source, const std::string& kernel,
+                         std::string& signature);
+
+struct BaselineTiming {
+  std::string function;  // e.g. "credit_layernorm_staged_v4"
+  bool staged = false;
+  double medianMs = 0, minMs = 0;
+  int reps = 0;
+  std::size_t smemBytes = 0;
+};
+
+struct BaselineRequest {
+  std::string source;         // the generated .cu (creditc output, staged/reread variants)
+  std::string kernel;         // K
+  WorkloadGeometry geometry{};  // the file's `geometry` (threads, b_keep, ...)
+  bool staged = true;         // staged kernel (Eq. 3 must hold at P = 1); else reread
+  long long M = 0, N = 0;
+  int warmups = 2, reps = 15;
+  std::size_t flushBytes = std::size_t(256) << 20;  // L2 flush before each timed launch
+  unsigned seed = 1;
+};
+
+// JIT-compiles and loads the file, allocates its arguments (inputs uniform in
+// [0.5, 1.5): positive, so every divisor a workload forms from them is
+// nonzero), and times `credit_<K>_{staged|reread}_v4` (v1 when N % 4 != 0)
+// with grid M, the file's CTA size and its dynamic SMEM (Layout.h). Errors:
+// a bad request, no signature, Eq. 3 (staged), or any CUDA/NVRTC failure.
+Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& request);
+
+}  // namespace credit
+
+#endif  // CREDIT_RUNTIME_BASELINE_H
