@@ -66,9 +66,12 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
 
   BaselineTiming t;
   t.staged = q.staged;
-  t.function = "credit_" + q.kernel + (q.staged ? "_staged_v" : "_reread_v") + (q.N % 4 == 0 ? "4" : "1");
-  t.smemBytes = static_cast<std::size_t>(q.staged ? smemBytes(q.geometry, q.N, 1, Protocol::Sync)
-                                                  : scratchBytes(q.geometry, 1, Protocol::Sync));
+  // What the staged launcher runs: the row in registers for short rows.
+  const bool regs = q.staged && q.N <= regsMaxN(q.geometry.threads);
+  t.function = "credit_" + q.kernel + (regs ? "_staged_regs_v" : q.staged ? "_staged_v" : "_reread_v") +
+               (q.N % 4 == 0 ? "4" : "1");
+  t.smemBytes = static_cast<std::size_t>(q.staged && !regs ? smemBytes(q.geometry, q.N, 1, Protocol::Sync)
+                                                           : scratchBytes(q.geometry, 1, Protocol::Sync));
   if (q.staged && !isLegal(q.geometry, q.N, 1, Protocol::Sync, rt.device().smemOptinBytes))
     return fail(Status::kInvalidLaunch, "time baseline: the staged kernel is not legal at N = " +
                                             std::to_string(q.N) + " on this device (Eq. 3, P = 1)");

@@ -84,7 +84,7 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
                           "cluster_mbarrier_v1"})
       out.insert(p + s);
   if (want(Variant::Staged))
-    out.insert({p + "staged_v4", p + "staged_v1"});
+    out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1"});
   if (want(Variant::Reread))
     out.insert({p + "reread_v4", p + "reread_v1"});
   if (want(Variant::Control))

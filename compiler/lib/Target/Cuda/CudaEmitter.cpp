@@ -106,7 +106,8 @@ const char *const kInternalNames[] = {
     "L", "qSum", "qMax", "keepBytesPerElem", "numKept", "keptInputs", "K_sync", "K_mbarrier",
     "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
-    "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "kStatusOk", "kStatusBadProtocol",
+    "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "STAGED_REGS", "kRegs", "kRegIters",
+    "it", "credit_copy", "kStatusOk", "kStatusBadProtocol",
     "kStatusCudaErrorBase", "kStatusBadVariant", "kStatusNoPlan", "kStatusBadTiming", "host",
     "launch", "status_string", "same", "variant", "dispatch", "credit_plan", "out", "model", "tuned",
     "tB_ms",
@@ -128,6 +129,7 @@ struct InputInfo {
   std::string gmem;  // body parameter: the global pointer
   std::string slice; // this CTA's slice in global memory (row/broadcast)
   std::string smem;  // the retained slice (kept inputs)
+  std::string reg;   // the row held in registers (kept inputs, STAGED_REGS)
   std::string vec;   // the VEC loaded elements
   int keptIndex = -1;
   int firstPass = -1;
@@ -348,6 +350,7 @@ mlir::LogicalResult KernelEmitter::analyze() {
       return kernel.emitError("cannot generate CUDA: kept input is not a row input");
     info->keptIndex = static_cast<int>(i);
     info->smem = names.unique(derived(info->name, "smem"));
+    info->reg = names.unique(derived(info->name, "r"));
   }
 
   // Passes: every stage, then h. The inputs a pass loads are the row and
@@ -829,6 +832,12 @@ CREDIT_DEVICE_INLINE void credit_st_global(int8_t* p, const int8_t (&v)[VEC]) {
     *p = v[0];
   }
 }
+// VEC floats, register to register (the STAGED_REGS row).
+template <int VEC>
+CREDIT_DEVICE_INLINE void credit_copy(float (&dst)[VEC], const float (&src)[VEC]) {
+  #pragma unroll
+  for (int i = 0; i < VEC; ++i) dst[i] = src[i];
+}
 // The retained slice in this CTA's SMEM (ld/st.shared.v4.f32 for VEC = 4).
 template <int VEC>
 CREDIT_DEVICE_INLINE void credit_ld_smem(float (&v)[VEC], const float* p) {
@@ -939,6 +948,7 @@ enum : int {
   REREAD = 3,            // 1 CTA per row, every pass streams the row from HBM (no cluster)
   CONTROL_SYNC = 4,      // CLUSTER_SYNC's grid, SMEM and barriers, no global memory work
   CONTROL_MBARRIER = 5,  // CLUSTER_MBARRIER's grid, SMEM and barriers, no global memory work
+  STAGED_REGS = 6,       // STAGED with the row in registers (N <= credit::regsMaxN(kThreads))
 };
 
 // Launcher status codes: 0 ok; 1..99 credit::LaunchStatus (LaunchCheck.h);
@@ -1046,6 +1056,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
                     in4 = loopInd + "        ", in5 = loopInd + "          ";
   std::string lim = "len";
   os << ind << "if constexpr (!kControl) {\n";
+  std::string loopHeader;
   if (!landing.empty()) {
     lim = "cend";
     os << c1 << "// kBulk: chunk c of the slice once its bulk copies have landed (one sweep otherwise).\n";
@@ -1057,10 +1068,12 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       os << c2 << "  credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
          << " * credit::kLoadChunks + c), 0);  // " << in->src << "[chunk c] has landed\n";
     os << c2 << "}\n";
-    os << c2 << "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
+    loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
   } else {
-    os << in1 << "for (unsigned base = VEC * tid; base < len; base += kUnroll * VEC * kThreads) {\n";
+    loopHeader = "for (unsigned base = VEC * tid; base < len; base += kUnroll * VEC * kThreads) {\n";
   }
+  // The loop body, printed once per loop form below (`os` is the body's stream).
+  auto body = [&](raw_ostream &os) {
   // Loads.
   for (InputInfo *in : pass.rowInputs)
     os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
@@ -1080,7 +1093,9 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       os << in3 << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else {
-      os << in3 << "if constexpr (kRetain) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
+      os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
+         << "[it][u]);  // " << in->src << ": held in registers\n";
+      os << in3 << "else if constexpr (kRetain) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
          << " + off);  // " << in->src << ": the retained slice\n";
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice
          << " + off);  // REREAD: " << in->src << " again from HBM\n";
@@ -1095,11 +1110,15 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
   os << in3 << "if (off >= " << lim << ") break;\n";
-  for (InputInfo *in : pass.rowInputs)
-    if (in->firstPass == p && in->keptIndex >= 0)
-      os << in3 << "if constexpr (kRetain && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
-         << in->vec << "[u]);  // deposit " << in->src << ", read again by " << laterReaders(*in)
-         << "\n";
+  for (InputInfo *in : pass.rowInputs) {
+    if (in->firstPass != p || in->keptIndex < 0)
+      continue;
+    os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->reg << "[it][u], " << in->vec
+       << "[u]);  // keep " << in->src << " in registers\n";
+    os << in3 << "if constexpr (kRetain && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
+       << in->vec << "[u]);  // deposit " << in->src << ", read again by " << laterReaders(*in)
+       << "\n";
+  }
   if (!pass.isStage)
     for (const OutputInfo &o : outputs)
       if (o.applyResult >= 0)
@@ -1146,7 +1165,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
             os << p.expr(&op) << ";  // T(" << m->input->src << ") = " << m->math
                << ", stored below for the later passes\n";
           else
-            os << "kRetain ? " << m->input->name << " : " << p.expr(&op)
+            os << "(kRetain || kRegs) ? " << m->input->name << " : " << p.expr(&op)
                << ";  // the retained slice holds T(" << m->input->src << ") = " << m->math << "\n";
         }
         p.bind(op.getResult(0), m->name);
@@ -1187,12 +1206,41 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in3 << "}\n";
   for (const Materialized &m : materialized)
     if (m.pass == p)
+    {
       os << in3 << "if constexpr (kRetain) credit_st_smem<VEC>(" << m.input->smem << " + off, " << m.vec
          << ");  // " << m.input->src << " -> T(" << m.input->src << ") in place: same thread, same elements\n";
+      os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << m.input->reg << "[it][u], " << m.vec << ");\n";
+    }
   if (!pass.isStage)
     for (const OutputInfo &o : outputs)
       if (o.applyResult >= 0)
         os << in3 << "credit_st_global<VEC>(" << o.slice << " + off, " << o.vec << ");\n";
+  os << in2 << "}\n";
+  };
+  std::string text;
+  {
+    llvm::raw_string_ostream bs(text);
+    body(bs);
+  }
+  // STAGED_REGS: the same body in a loop unrolled over the kRegIters sweeps
+  // (`it` a compile-time constant, so the register arrays stay registers);
+  // every other mode: the plain loop (`it` is 0 and unused there).
+  std::string deeper;
+  for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n'))
+    if (!line.empty())
+      deeper += "  " + line.str() + "\n";
+  os << in1 << "if constexpr (kRegs) {\n";
+  os << in2 << "#pragma unroll\n";
+  os << in2 << "for (int it = 0; it < kRegIters; ++it) {\n";
+  os << in3 << "const unsigned base = VEC * tid + it * (kUnroll * VEC * kThreads);\n";
+  os << in3 << "if (base >= len) break;\n";
+  os << deeper;
+  os << in2 << "}\n";
+  os << in1 << "} else {\n";
+  os << in2 << loopHeader;
+  os << in3 << "constexpr int it = 0;  // the sweep index of STAGED_REGS\n";
+  os << in3 << "(void)it;\n";
+  os << deeper;
   os << in2 << "}\n";
   os << in1 << "}\n";
   if (!landing.empty())
@@ -1311,7 +1359,7 @@ void KernelEmitter::emitBody() {
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
   os << "    long long M, int N, int P) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
-  static_assert(MODE >= CLUSTER_SYNC && MODE <= CONTROL_MBARRIER, "MODE");
+  static_assert(MODE >= CLUSTER_SYNC && MODE <= STAGED_REGS, "MODE");
   // Seed 002: thread t's runs of VEC words, VEC words apart, accessed VEC words
   // wide, are bank-conflict-free without a pad (gcd(S, 32) <= w).
   static_assert(!credit::needsPad(VEC, 4, 4 * VEC), "the retained slice needs no padding");
@@ -1319,6 +1367,10 @@ void KernelEmitter::emitBody() {
                             MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER;
   constexpr bool kControl = MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER;
   constexpr bool kRetain = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER || MODE == STAGED;
+  // STAGED_REGS: the row stays in registers, kRegIters sweeps of kUnroll x VEC
+  // elements per thread and kept input, every sweep index a compile-time
+  // constant (the pass loops are unrolled), so no local memory.
+  constexpr bool kRegs = MODE == STAGED_REGS;
   constexpr bool kSyncExchange = MODE == CLUSTER_SYNC || MODE == CONTROL_SYNC;
   constexpr bool kMbarExchange = MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER;
   constexpr credit::Protocol kProtocol =
@@ -1331,6 +1383,7 @@ void KernelEmitter::emitBody() {
   constexpr bool kBulk = kRetain && VEC == 4 && numKept > 0;
   // Loads in flight per thread and input in every pass (see the loops).
   constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
+  constexpr int kRegIters = (credit::kRegsElemsPerThread + kUnroll * VEC - 1) / (kUnroll * VEC);
   (void)M;  // the grid has exactly one row (cluster variants: P CTAs) per row
   if constexpr (!kCluster) P = 1;
 
@@ -1369,6 +1422,9 @@ void KernelEmitter::emitBody() {
     os << "  float* const " << in->smem << " = kRetain ? reinterpret_cast<float*>(smem + layout.keepOffset)"
        << (keptOffsetElems == 0 ? std::string() : formatv(" + {0} * slice", keptOffsetElems).str())
        << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
+    os << "  float " << in->reg << "[kRegs ? kRegIters : 1][kUnroll][VEC];  // STAGED_REGS: this thread's "
+       << in->src << "\n";
+    os << "  (void)" << in->reg << ";\n";
     keptOffsetElems += 1;
   }
   // Global pointers of this CTA's slice (never formed in the control kernels,
@@ -1531,6 +1587,9 @@ void KernelEmitter::emitKernels() {
     dataKernel("staged_v4", "STAGED", 4, false,
                "One CTA per row (grid M, no cluster), the row retained in SMEM, float4 accesses.");
     dataKernel("staged_v1", "STAGED", 1, false, "Same, scalar accesses.");
+    dataKernel("staged_regs_v4", "STAGED_REGS", 4, false,
+               "The staged kernel for rows of at most credit::regsMaxN(kThreads) elements: the row in registers, float4.");
+    dataKernel("staged_regs_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.");
   }
   if (wants(credit::Variant::Reread)) {
     dataKernel("reread_v4", "REREAD", 4, false,
@@ -1693,9 +1752,16 @@ inline bool same(const char* a, const char* b) {
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
-    os << "// Staged kernel: one CTA per row (grid M, no cluster), the row retained in SMEM.\n";
+    os << "// Staged kernel: one CTA per row (grid M, no cluster), the row retained in SMEM -- in\n"
+          "// registers for rows of at most credit::regsMaxN(kThreads) elements.\n";
     os << prototype(Api::Staged) << " {\n";
     pre(true);
+    os << "  if (N >= 1 && N <= credit::regsMaxN(" << ns << "::kThreads)) {  // short rows: the row in registers\n";
+    os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
+    os << "    return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
+       << "::reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, " << numPtrs << ", stream, "
+       << castArgs << ");\n";
+    os << "  }\n";
     os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
     os << "  return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
        << "::smem_bytes(N, 1, credit::Protocol::Sync), true, credit::Protocol::Sync, ptrs, elemBytes, " << numPtrs

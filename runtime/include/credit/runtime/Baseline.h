@@ -57,7 +57,9 @@ struct BaselineRequest {
 
 // JIT-compiles and loads the file, allocates its arguments (inputs uniform in
 // [0.5, 1.5): positive, so every divisor a workload forms from them is
-// nonzero), and times `credit_<K>_{staged|reread}_v4` (v1 when N % 4 != 0)
+// nonzero), and times the kernel the launcher would run:
+// `credit_<K>_{staged|staged_regs|reread}_v4` (v1 when N % 4 != 0; staged_regs
+// for rows of at most credit::regsMaxN(threads) elements)
 // with grid M, the file's CTA size and its dynamic SMEM (Layout.h). Errors:
 // a bad request, no signature, Eq. 3 (staged), or any CUDA/NVRTC failure.
 Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& request);

@@ -118,6 +118,13 @@ CREDIT_HD constexpr long long sliceElems(long long N, int P) {
   return roundUp(ceilDiv(N, P), kVecElems);
 }
 
+// The staged kernel keeps the row in registers instead of SMEM when it is at
+// most this many elements per thread (per kept input): the register-resident
+// form of the same schedule (no SMEM for the row, no bulk copies), as the
+// Triton peers do for short rows. Rows up to regsMaxN(threads) elements.
+constexpr int kRegsElemsPerThread = 16;
+CREDIT_HD constexpr long long regsMaxN(int threads) { return (long long)kRegsElemsPerThread * threads; }
+
 enum class Protocol : int { Sync = 0, Mbarrier = 1 };
 
 // Passed BY VALUE everywhere: nvcc rejects binding a reference to a
