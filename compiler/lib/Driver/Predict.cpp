@@ -143,10 +143,7 @@ int credit::predictMain(int argc, char **argv) {
   if (opts.measureTB) {
     // The baseline kernel predict would assume (auto: staged where Eq. 3
     // allows P = 1), generated, JIT-compiled and timed on this GPU.
-    bool stagedLegal = false;
-    for (const model::LegalityAtN &l : facts.legality)
-      if (l.P == 1)
-        stagedLegal = l.legalSync;
+    const bool stagedLegal = facts.stagedLegal();
     bool staged = opts.baseline == model::BaselineKind::Staged ||
                   (opts.baseline == model::BaselineKind::Auto && stagedLegal);
     if (opts.baseline == model::BaselineKind::Staged && !stagedLegal)

@@ -101,12 +101,20 @@ struct KernelFacts {
   std::vector<LegalityAtN> legality;  // P = 1 (staged), 2, 4, 8[, 16]
 
   int qSum() const;
+  /// Eq. 3 allows the one-CTA staged kernel (P = 1, sync scratch) at legalityN.
+  bool stagedLegal() const;
 };
 
 /// Eq. 3 rows straight from Layout.h (for synthetic facts; kernelFacts uses
 /// computeLegality, which agrees with this by construction -- unit-tested).
 std::vector<LegalityAtN> legalityAt(const ::credit::WorkloadGeometry &g,
                                     const ::credit::TargetInfo &target, long long N);
+
+/// Success unless control entry `e` records a footprint other than `g`, the
+/// footprint of kernel `kernel` as generated now (its T_ctrl would then belong
+/// to another kernel); the error names both and how to recalibrate.
+llvm::Error checkControlFootprint(const DeviceProfile &profile, const ControlEntry &e,
+                                  llvm::StringRef kernel, const ::credit::WorkloadGeometry &g);
 
 /// The facts of an analysed kernel: computeTraffic, computeBarriers,
 /// computeGeometry, classify, and computeLegality at N (sync) plus the
