@@ -78,6 +78,11 @@ struct Options {
                          cl::desc("Element-level exp, log and division through __expf, __logf "
                                   "and __fdividef (a few ulp; row-level math stays exact)"),
                          cl::cat(category)};
+  cl::opt<bool> preciseDiv{"precise-div",
+                           cl::desc("Keep every per-element division by a row-level value an IEEE "
+                                    "division (default: multiply by the row's reciprocal, computed "
+                                    "once per row; within about 1 ulp)"),
+                           cl::cat(category)};
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Device profile (JSON, credit-calibrate): also generate the model-driven dispatch "
@@ -230,6 +235,7 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
   pipeline.analyze = !onlyMLIR;
+  pipeline.reciprocalDiv = !opts.preciseDiv;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   if ((wantCuda || wantHeader || wantReference) && c.kernels().size() > 1) {

@@ -8,6 +8,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/Support/WithColor.h"
 
@@ -75,6 +76,11 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
 
   mlir::PassManager pm(&ctx);
   mlir::credit::buildCanonicalizationPipeline(pm);
+  if (options.reciprocalDiv) {
+    pm.nest<mlir::credit::KernelOp>().addPass(mlir::credit::createCreditReciprocalDiv());
+    // The divisor's element argument may now be dead: drop it.
+    pm.addPass(mlir::createCanonicalizerPass());
+  }
   if (options.analyze) {
     mlir::credit::AnalysisPipelineOptions analysis;
     analysis.target = options.arch;

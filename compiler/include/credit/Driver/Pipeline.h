@@ -31,7 +31,8 @@ struct PipelineOptions {
   long long N = 0;            // row width for the legality table (0: none)
   int threads = 256;          // threads per CTA of the generated kernels
   std::string kernel;         // only this kernel ("" = all)
-  bool analyze = true;        // false: stop after canonicalize + CSE
+  bool analyze = true;        // false: stop after canonicalize + CSE (+ reciprocal-div)
+  bool reciprocalDiv = true;  // credit-reciprocal-div (creditc --precise-div turns it off)
 };
 
 /// One .credit buffer taken through the front end and the credit passes.

@@ -11,6 +11,25 @@
 
 include "mlir/Pass/PassBase.td"
 
+// Transformations, run before the analyses.
+
+def CreditReciprocalDiv : Pass<"credit-reciprocal-div", "::mlir::credit::KernelOp"> {
+  let summary = "Per-element divisions by a row-level value become multiplications "
+                "by its reciprocal, computed once per row";
+  let description = [{
+    Inside `credit.reduce` / `credit.select` / `credit.apply`, `arith.divf %a, %s`
+    where `%s` is a row-level operand (one value per row) becomes
+    `arith.mulf %a, %rs` with `%rs = arith.divf 1.0, %s` computed once per row
+    at kernel level, right after `%s` is defined. The element loop then
+    multiplies instead of dividing (an IEEE f32 division is a multi-instruction
+    sequence with a slow path); the result differs from the rounded quotient by
+    at most about one ulp. Triton and torch.compile divide with the
+    approximate `div.full.f32` (2 ulp) by default. `creditc --precise-div`
+    skips this pass.
+  }];
+  let dependentDialects = ["::mlir::credit::CreditDialect", "::mlir::arith::ArithDialect"];
+}
+
 // Analysis passes, in pipeline order. Each records its result as discardable
 // `credit.*` attributes on the kernel (docs/report.md).
 
