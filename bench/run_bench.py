@@ -74,6 +74,14 @@ class CreditKernels:
         self.status.restype = ctypes.c_char_p
         self.status.argtypes = [ctypes.c_int]
 
+    def smem_form_configs(self, N):
+        """The SMEM-retaining forms where the launchers would hold the row or
+        slice in registers instead (an ablation: recorded as smemform_*)."""
+        if N > SMEM_FORM_MAX_N:
+            return []
+        return [("staged_smem" if v == "staged" else "cluster_smem", P, protocol)
+                for v, P, protocol in self.configs(N) if v in ("staged", "cluster")]
+
     def configs(self, N):
         out = [("reread", 1, 0)]
         if self.max_n(b"staged", 1, 0) >= N:
@@ -98,9 +106,14 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant == "cluster":
+    if variant in ("cluster", "cluster_smem"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
-    return variant
+    return "staged" if variant == "staged_smem" else variant
+
+
+# Register forms cover rows (staged) and slices (cluster) of at most 32 x CTA
+# threads elements: 32768 at 1024 threads.
+SMEM_FORM_MAX_N = 32768
 
 
 def max_rel_err(outs, refs):
@@ -155,6 +168,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this")
     ap.add_argument("--extra-gen", default="", help="more generated dirs (other CTA sizes): tag=dir,...")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--no-smem-forms", dest="smem_forms", action="store_false",
+                    help="skip the SMEM-retaining forms (cluster_smem, staged_smem) at N <= 32768")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
@@ -216,6 +231,11 @@ def main():
                 outs = wl.alloc_outputs(M, N)
                 fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
                 measure("credit_" + label(variant, P, protocol), fn, outs)
+            if args.smem_forms:
+                for variant, P, protocol in ck.smem_form_configs(N):
+                    outs = wl.alloc_outputs(M, N)
+                    fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
+                    measure("smemform_" + label(variant, P, protocol), fn, outs)
             for tag, tlibs in extra.items():
                 tk = CreditKernels(tlibs[name], name)
                 for variant, P, protocol in tk.configs(N):

@@ -66,9 +66,12 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
 
   BaselineTiming t;
   t.staged = q.staged;
-  // What the staged launcher runs: the row in registers for short rows.
-  const bool regs = q.staged && q.N <= regsMaxN(q.geometry.threads);
-  t.function = "credit_" + q.kernel + (regs ? "_staged_regs_v" : q.staged ? "_staged_v" : "_reread_v") +
+  // What the staged launcher runs: the row in registers for short rows (the
+  // wide form up to regsWideMaxN).
+  const bool regs = q.staged && q.N <= regsWideMaxN(q.geometry.threads);
+  const bool narrowRegs = q.staged && q.N <= regsMaxN(q.geometry.threads);
+  t.function = "credit_" + q.kernel +
+               (narrowRegs ? "_staged_regs_v" : regs ? "_staged_regs_wide_v" : q.staged ? "_staged_v" : "_reread_v") +
                (q.N % 4 == 0 ? "4" : "1");
   t.smemBytes = static_cast<std::size_t>(q.staged && !regs ? smemBytes(q.geometry, q.N, 1, Protocol::Sync)
                                                            : scratchBytes(q.geometry, 1, Protocol::Sync));

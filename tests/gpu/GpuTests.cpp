@@ -12,8 +12,11 @@
 // Rows checked: all when M <= 64, otherwise 16 rows (first, second, middle,
 // last and 12 random ones): the reference is a host loop in double.
 //
-// CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096 and
-// 4099 -- the bulk-copy float4 path and the scalar path -- every variant, for
+// Where the launchers hold rows or slices in registers (N <= 32768), the
+// SMEM-retaining forms ("staged_smem", "cluster_smem") are checked as well.
+// CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
+// 4099 and 8192 -- the float4 path with bulk copies in the SMEM forms, the
+// scalar path and the wide register forms -- every variant, for
 // compute-sanitizer). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
@@ -150,12 +153,15 @@ std::string scope() {
 }
 
 struct Config {
-  std::string variant; // cluster, staged, reread; auto: the model-driven dispatch (_launch_auto)
+  // cluster, staged, reread; cluster_smem, staged_smem (the SMEM-retaining
+  // forms where the launchers would use registers); auto: the model-driven
+  // dispatch (_launch_auto)
+  std::string variant;
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
-    if (variant == "cluster")
-      return "cluster_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
+    if (variant == "cluster" || variant == "cluster_smem")
+      return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
 };
@@ -355,12 +361,21 @@ int maxClusterP() {
 std::vector<Config> configsFor(const Workload &w, long long N) {
   std::vector<Config> out;
   out.push_back({"reread", 1, 0});
-  if (w.maxLegalN("staged", 1, 0) >= N)
+  // The launchers hold rows / slices of at most 32 x CTA threads elements in
+  // registers (<= 32768 at 1024 threads); below that, the SMEM forms as well.
+  const bool smemForms = N <= 32768;
+  if (w.maxLegalN("staged", 1, 0) >= N) {
     out.push_back({"staged", 1, 0});
+    if (smemForms)
+      out.push_back({"staged_smem", 1, 0});
+  }
   for (int protocol : {0, 1})
     for (int P : {2, 4, 8, 16})
-      if (P <= maxClusterP() && w.maxLegalN("cluster", P, protocol) >= N)
+      if (P <= maxClusterP() && w.maxLegalN("cluster", P, protocol) >= N) {
         out.push_back({"cluster", P, protocol});
+        if (smemForms)
+          out.push_back({"cluster_smem", P, protocol});
+      }
   return out;
 }
 
@@ -376,7 +391,7 @@ void runWorkload(const Workload &w) {
     Ns = {1, 31, 1000, 4099};
     Ms = {1, 7};
   } else if (scope() == "tiny") { // under compute-sanitizer: every variant, both load paths
-    Ns = {4096, 4099};                // 4096: float4 + bulk copies (1-4 chunks); 4099: scalar
+    Ns = {4096, 4099, 8192}; // 4096: float4 (+ bulk copies in the SMEM forms); 4099: scalar; 8192: wide registers
     Ms = {3};
   }
   std::random_device rd;

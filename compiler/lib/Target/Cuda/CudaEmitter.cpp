@@ -107,6 +107,7 @@ const char *const kInternalNames[] = {
     "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
     "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "STAGED_REGS", "kRegs", "kRegIters",
+    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "cluster_regs_smem_bytes", "cluster_slice_in_registers",
     "it", "credit_copy", "kStatusOk", "kStatusBadProtocol",
     "kStatusCudaErrorBase", "kStatusBadVariant", "kStatusNoPlan", "kStatusBadTiming", "host",
     "launch", "status_string", "same", "variant", "dispatch", "credit_plan", "out", "model", "tuned",
@@ -120,7 +121,8 @@ const char *const kInternalNames[] = {
     // launchers
     "protocol", "stream", "dev", "err", "optin", "sms", "vec4", "ptrs", "elemBytes",
     "vecPtrs", "vecBytes", "smemBytes", "maxLegal", "proto", "kernel", "status", "clusterKernel",
-    "args", "lim", "req", "cfg", "attr", "maxCluster", "Kernel", "Args", "Params", "Pc", "maxN"};
+    "args", "lim", "req", "cfg", "attr", "maxCluster", "Kernel", "Args", "Params", "Pc", "maxN",
+    "regsKernel"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -882,6 +884,10 @@ void KernelEmitter::emitMetadata() {
   // every variant fits without spilling (256 threads: 3 CTAs).
   os << formatv("#ifndef CREDIT_MIN_CTAS_PER_SM\n#define CREDIT_MIN_CTAS_PER_SM {0}\n#endif\n",
                 std::max(1, 768 / geo.threads));
+  // The wide register-resident kernels hold 32 elements per thread and kept
+  // input: 512 threads' worth per SM, 128 registers per thread.
+  os << formatv("#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_REGS\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_REGS {0}\n#endif\n",
+                std::max(1, 512 / geo.threads));
   os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
 
 )cuda";
@@ -934,6 +940,14 @@ CREDIT_HD constexpr long long smem_bytes(long long N, int P, credit::Protocol pr
 CREDIT_HD constexpr long long reread_smem_bytes() {
   return credit::scratchBytes(geometry, 1, credit::Protocol::Sync);
 }
+// The cluster kernels with the slice in registers: the exchange scratch only.
+CREDIT_HD constexpr long long cluster_regs_smem_bytes(int P, credit::Protocol protocol) {
+  return credit::scratchBytes(geometry, P, protocol);
+}
+// Whether the cluster launcher holds the slice in registers (CLUSTER_REGS_*).
+CREDIT_HD constexpr bool cluster_slice_in_registers(long long N, int P) {
+  return N >= 1 && P >= 1 && credit::sliceElems(N, P) <= credit::regsWideMaxN(kThreads);
+}
 // Largest legal N (Eq. 3) for cluster size P under an SMEM limit (default: --arch's).
 CREDIT_HD constexpr long long max_legal_n(int P, credit::Protocol protocol,
                                           long long smemLimit = target.smemOptinBytes) {
@@ -948,7 +962,9 @@ enum : int {
   REREAD = 3,            // 1 CTA per row, every pass streams the row from HBM (no cluster)
   CONTROL_SYNC = 4,      // CLUSTER_SYNC's grid, SMEM and barriers, no global memory work
   CONTROL_MBARRIER = 5,  // CLUSTER_MBARRIER's grid, SMEM and barriers, no global memory work
-  STAGED_REGS = 6,       // STAGED with the row in registers (N <= credit::regsMaxN(kThreads))
+  STAGED_REGS = 6,       // STAGED with the row in registers (RPT elements per thread and kept input)
+  CLUSTER_REGS_SYNC = 7,      // CLUSTER_SYNC with the slice in registers instead of SMEM
+  CLUSTER_REGS_MBARRIER = 8,  // CLUSTER_MBARRIER with the slice in registers instead of SMEM
 };
 
 // Launcher status codes: 0 ok; 1..99 credit::LaunchStatus (LaunchCheck.h);
@@ -1355,24 +1371,28 @@ void KernelEmitter::emitBody() {
   os << "// Thread t of CTA `rank` handles elements begin + VEC*(t + 256k) of its slice in every\n"
         "// pass and every MODE; MODE only changes where elements come from (HBM / retained\n"
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
-  os << "template <int VEC, int MODE>\n";
+  os << "template <int VEC, int MODE, int RPT>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
   os << "    long long M, int N, int P) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
-  static_assert(MODE >= CLUSTER_SYNC && MODE <= STAGED_REGS, "MODE");
+  static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_REGS_MBARRIER, "MODE");
   // Seed 002: thread t's runs of VEC words, VEC words apart, accessed VEC words
   // wide, are bank-conflict-free without a pad (gcd(S, 32) <= w).
   static_assert(!credit::needsPad(VEC, 4, 4 * VEC), "the retained slice needs no padding");
   constexpr bool kCluster = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER ||
-                            MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER;
+                            MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER ||
+                            MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER;
   constexpr bool kControl = MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER;
   constexpr bool kRetain = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER || MODE == STAGED;
-  // STAGED_REGS: the row stays in registers, kRegIters sweeps of kUnroll x VEC
-  // elements per thread and kept input, every sweep index a compile-time
-  // constant (the pass loops are unrolled), so no local memory.
-  constexpr bool kRegs = MODE == STAGED_REGS;
-  constexpr bool kSyncExchange = MODE == CLUSTER_SYNC || MODE == CONTROL_SYNC;
-  constexpr bool kMbarExchange = MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER;
+  // STAGED_REGS, CLUSTER_REGS_*: the row (slice) stays in registers, up to
+  // RPT elements per thread and kept input in kRegIters sweeps of kUnroll x VEC,
+  // every sweep index a compile-time constant (the pass loops are unrolled), so
+  // no local memory. The launchers pick these forms when the slice fits.
+  constexpr bool kRegs = MODE == STAGED_REGS || MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER;
+  static_assert(kRegs == (RPT > 0), "RPT > 0 exactly in the register-resident modes");
+  constexpr bool kSyncExchange = MODE == CLUSTER_SYNC || MODE == CONTROL_SYNC || MODE == CLUSTER_REGS_SYNC;
+  constexpr bool kMbarExchange =
+      MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER || MODE == CLUSTER_REGS_MBARRIER;
   constexpr credit::Protocol kProtocol =
       kMbarExchange ? credit::Protocol::Mbarrier : credit::Protocol::Sync;
   // Retaining kernels on the float4 path fill the retained slice with bulk
@@ -1383,7 +1403,7 @@ void KernelEmitter::emitBody() {
   constexpr bool kBulk = kRetain && VEC == 4 && numKept > 0;
   // Loads in flight per thread and input in every pass (see the loops).
   constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
-  constexpr int kRegIters = (credit::kRegsElemsPerThread + kUnroll * VEC - 1) / (kUnroll * VEC);
+  constexpr int kRegIters = kRegs ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
   (void)M;  // the grid has exactly one row (cluster variants: P CTAs) per row
   if constexpr (!kCluster) P = 1;
 
@@ -1566,13 +1586,17 @@ void KernelEmitter::emitKernels() {
   os << "// ===== kernels: extern \"C\", stable names =====\n";
   os << "// Data kernels take (" << argNames() << ", M, N[, P]); pointers as in " << ns
      << "_body.\n";
-  auto dataKernel = [&](StringRef suffix, StringRef mode, int vec, bool cluster, StringRef note) {
+  // rpt: register elements per thread and kept input ("0": not register-resident).
+  auto dataKernel = [&](StringRef suffix, StringRef mode, int vec, bool cluster, StringRef note,
+                        StringRef rpt = "0") {
+    bool wideRegs = rpt == "credit::kRegsWideElemsPerThread";
     os << "// " << note << "\n";
-    os << "extern \"C\" __global__ void __launch_bounds__(" << geo.threads << ", CREDIT_MIN_CTAS_PER_SM) " << ns << "_" << suffix
+    os << "extern \"C\" __global__ void __launch_bounds__(" << geo.threads << ", "
+       << (wideRegs ? "CREDIT_MIN_CTAS_PER_SM_WIDE_REGS" : "CREDIT_MIN_CTAS_PER_SM") << ") " << ns << "_" << suffix
        << "(\n    " << kernelParams() << "long long M, int N" << (cluster ? ", int P" : "")
        << ") {\n";
-    os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ">(" << argNames()
-       << ", M, N, " << (cluster ? "P" : "1") << ");\n";
+    os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ", " << rpt << ">("
+       << argNames() << ", M, N, " << (cluster ? "P" : "1") << ");\n";
     os << "}\n";
   };
   if (wants(credit::Variant::Cluster)) {
@@ -1582,14 +1606,27 @@ void KernelEmitter::emitKernels() {
     dataKernel("cluster_mbarrier_v4", "CLUSTER_MBARRIER", 4, true,
                "Cluster of P CTAs per row, mbarrier protocol, float4 accesses.");
     dataKernel("cluster_mbarrier_v1", "CLUSTER_MBARRIER", 1, true, "Same, scalar accesses.");
+    const char *wide = "credit::kRegsWideElemsPerThread";
+    dataKernel("cluster_regs_sync_v4", "CLUSTER_REGS_SYNC", 4, true,
+               "The cluster kernels for slices of at most credit::regsWideMaxN(kThreads) elements: the slice in\n"
+               "// registers instead of SMEM. Sync protocol, float4.", wide);
+    dataKernel("cluster_regs_sync_v1", "CLUSTER_REGS_SYNC", 1, true, "Same, scalar accesses.", wide);
+    dataKernel("cluster_regs_mbarrier_v4", "CLUSTER_REGS_MBARRIER", 4, true, "Same, mbarrier protocol, float4.", wide);
+    dataKernel("cluster_regs_mbarrier_v1", "CLUSTER_REGS_MBARRIER", 1, true, "Same, scalar accesses.", wide);
   }
   if (wants(credit::Variant::Staged)) {
     dataKernel("staged_v4", "STAGED", 4, false,
                "One CTA per row (grid M, no cluster), the row retained in SMEM, float4 accesses.");
     dataKernel("staged_v1", "STAGED", 1, false, "Same, scalar accesses.");
     dataKernel("staged_regs_v4", "STAGED_REGS", 4, false,
-               "The staged kernel for rows of at most credit::regsMaxN(kThreads) elements: the row in registers, float4.");
-    dataKernel("staged_regs_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.");
+               "The staged kernel for rows of at most credit::regsMaxN(kThreads) elements: the row in registers, float4.",
+               "credit::kRegsElemsPerThread");
+    dataKernel("staged_regs_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.", "credit::kRegsElemsPerThread");
+    dataKernel("staged_regs_wide_v4", "STAGED_REGS", 4, false,
+               "Same for rows of at most credit::regsWideMaxN(kThreads) elements, float4.",
+               "credit::kRegsWideElemsPerThread");
+    dataKernel("staged_regs_wide_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.",
+               "credit::kRegsWideElemsPerThread");
   }
   if (wants(credit::Variant::Reread)) {
     dataKernel("reread_v4", "REREAD", 4, false,
@@ -1606,7 +1643,7 @@ void KernelEmitter::emitKernels() {
       os << "extern \"C\" __global__ void __launch_bounds__(" << geo.threads << ", CREDIT_MIN_CTAS_PER_SM) " << ns
          << "_control_" << proto << "(long long M, int N, int P) {\n";
       os << "  " << ns << "::" << ns << "_body<1, " << ns << "::"
-         << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ">(" << nulls
+         << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ", 0>(" << nulls
          << "M, N, P);\n";
       os << "}\n";
     }
@@ -1709,15 +1746,6 @@ inline bool same(const char* a, const char* b) {
 }  // namespace host
 }  // namespace )cuda" << ns << "\n\n";
 
-  os << "extern \"C\" {\n\n";
-  os << "// Launch API. Pointers are device pointers: inputs, then outputs, as in " << ns
-     << "_body\n"
-        "// (row inputs/outputs [M][N] row-major, broadcast [N], per-row [M]); outputs must not\n"
-        "// alias inputs. VEC = 4 when every per-element pointer is 16-byte aligned (i8: 4-byte)\n"
-        "// and N % 4 == 0, else VEC = 1. M == 0: nothing to do, returns 0 without launching.\n"
-        "// Returns 0, a credit::LaunchStatus 1..99 (not launched), "
-     << ns << "::kStatusBadProtocol, or\n// " << ns << "::kStatusCudaErrorBase + cudaError_t.\n\n";
-
   auto pre = [&](bool vecTest) {
     os << "  if (M == 0) return " << ns << "::kStatusOk;  // no rows: nothing to launch\n";
     os << "  const void* ptrs[" << std::max<size_t>(1, numPtrs) << "] = {"
@@ -1735,37 +1763,78 @@ inline bool same(const char* a, const char* b) {
   std::string args = argNames();
   std::string castArgs = args + (args.empty() ? "" : ", ") + "M, static_cast<int>(N)";
 
+  // The cluster and staged launchers choose between the SMEM-retaining form and
+  // the register-resident one; `regsOk` false forces the SMEM form (the generic
+  // variants "cluster_smem" and "staged_smem", for tests and benchmarks).
+  os << "namespace " << ns << " {\nnamespace host {\n\n";
   if (wants(credit::Variant::Cluster)) {
-    os << "// Cluster kernel: grid M*P, cluster (P,1,1), P in {1,2,4,8,16}; protocol 0 = sync, 1 = mbarrier.\n";
-    os << prototype(Api::Cluster) << " {\n";
-    os << "  if (protocol != 0 && protocol != 1) return " << ns << "::kStatusBadProtocol;\n";
+    os << "inline int cluster(" << hostParams()
+       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk) {\n";
+    os << "  if (protocol != 0 && protocol != 1) return kStatusBadProtocol;\n";
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
+    os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
+    os << "  if (regsOk && cluster_slice_in_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
+    os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_regs_sync_v4 : " << ns
+       << "_cluster_regs_sync_v1)\n"
+       << "                               : (vec4 ? " << ns << "_cluster_regs_mbarrier_v4 : " << ns
+       << "_cluster_regs_mbarrier_v1);\n";
+    os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
+       << numPtrs << ", stream, " << castArgs << ", P);\n";
+    os << "  }\n";
     os << "  auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4 : " << ns
        << "_cluster_sync_v1)\n"
        << "                             : (vec4 ? " << ns << "_cluster_mbarrier_v4 : " << ns
        << "_cluster_mbarrier_v1);\n";
-    os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
-    os << "  return " << ns << "::host::launch(kernel, true, P, M, N, " << ns
-       << "::smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, " << numPtrs
-       << ", stream, " << castArgs << ", P);\n";
+    os << "  return launch(kernel, true, P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
+       << numPtrs << ", stream, " << castArgs << ", P);\n";
+    os << "}\n\n";
+  }
+  if (wants(credit::Variant::Staged)) {
+    os << "inline int staged(" << hostParams() << "long long M, long long N, cudaStream_t stream, bool regsOk) {\n";
+    pre(true);
+    os << "  if (regsOk && N >= 1 && N <= credit::regsMaxN(kThreads)) {  // short rows: the row in registers\n";
+    os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
+    os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+       << numPtrs << ", stream, " << castArgs << ");\n";
+    os << "  }\n";
+    os << "  if (regsOk && N >= 1 && N <= credit::regsWideMaxN(kThreads)) {  // up to twice that: the wide form\n";
+    os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4 : " << ns << "_staged_regs_wide_v1;\n";
+    os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+       << numPtrs << ", stream, " << castArgs << ");\n";
+    os << "  }\n";
+    os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
+    os << "  return launch(kernel, false, 1, M, N, smem_bytes(N, 1, credit::Protocol::Sync), true, "
+          "credit::Protocol::Sync, ptrs, elemBytes, "
+       << numPtrs << ", stream, " << castArgs << ");\n";
+    os << "}\n\n";
+  }
+  os << "}  // namespace host\n}  // namespace " << ns << "\n\n";
+
+  os << "extern \"C\" {\n\n";
+  os << "// Launch API. Pointers are device pointers: inputs, then outputs, as in " << ns
+     << "_body\n"
+        "// (row inputs/outputs [M][N] row-major, broadcast [N], per-row [M]); outputs must not\n"
+        "// alias inputs. VEC = 4 when every per-element pointer is 16-byte aligned (i8: 4-byte)\n"
+        "// and N % 4 == 0, else VEC = 1. M == 0: nothing to do, returns 0 without launching.\n"
+        "// Returns 0, a credit::LaunchStatus 1..99 (not launched), "
+     << ns << "::kStatusBadProtocol, or\n// " << ns << "::kStatusCudaErrorBase + cudaError_t.\n\n";
+
+  if (wants(credit::Variant::Cluster)) {
+    os << "// Cluster kernel: grid M*P, cluster (P,1,1), P in {1,2,4,8,16}; protocol 0 = sync, 1 = mbarrier.\n"
+          "// A slice of at most credit::regsWideMaxN(kThreads) elements is held in registers, a\n"
+          "// longer one in SMEM (Eq. 3).\n";
+    os << prototype(Api::Cluster) << " {\n";
+    os << "  return " << ns << "::host::cluster(" << argNames() << (argNames().empty() ? "" : ", ")
+       << "M, N, P, protocol, stream, true);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
     os << "// Staged kernel: one CTA per row (grid M, no cluster), the row retained in SMEM -- in\n"
-          "// registers for rows of at most credit::regsMaxN(kThreads) elements.\n";
+          "// registers for rows of at most credit::regsWideMaxN(kThreads) elements.\n";
     os << prototype(Api::Staged) << " {\n";
-    pre(true);
-    os << "  if (N >= 1 && N <= credit::regsMaxN(" << ns << "::kThreads)) {  // short rows: the row in registers\n";
-    os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
-    os << "    return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
-       << "::reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, " << numPtrs << ", stream, "
-       << castArgs << ");\n";
-    os << "  }\n";
-    os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
-    os << "  return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
-       << "::smem_bytes(N, 1, credit::Protocol::Sync), true, credit::Protocol::Sync, ptrs, elemBytes, " << numPtrs
-       << ", stream, " << castArgs << ");\n";
+    os << "  return " << ns << "::host::staged(" << argNames() << (argNames().empty() ? "" : ", ")
+       << "M, N, stream, true);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Reread)) {
@@ -1802,12 +1871,15 @@ inline bool same(const char* a, const char* b) {
     os << "  const credit::Protocol proto = protocol == 1 ? credit::Protocol::Mbarrier : credit::Protocol::Sync;\n";
     os << "  if (variant == nullptr || P < 1) return 0;\n";
     os << "  if (" << ns << "::host::same(variant, \"cluster\") || " << ns
+       << "::host::same(variant, \"cluster_smem\") || " << ns
        << "::host::same(variant, \"control\")) return " << ns << "::max_legal_n(P, proto);\n";
-    os << "  if (" << ns << "::host::same(variant, \"staged\")) return " << ns
+    os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
+       << "::host::same(variant, \"staged_smem\")) return " << ns
        << "::max_legal_n(1, credit::Protocol::Sync);\n";
     os << "  if (" << ns << "::host::same(variant, \"reread\")) return credit::kMaxRowElems;\n";
     os << "  return 0;\n}\n\n";
-    os << "// Any emitted variant by name (\"cluster\", \"staged\", \"reread\", \"control\"); args[i]\n"
+    os << "// Any emitted variant by name (\"cluster\", \"staged\", \"reread\", \"control\"; and\n"
+          "// \"cluster_smem\", \"staged_smem\": those two in their SMEM-retaining form at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
     os << prototype(Api::Generic) << " {\n";
@@ -1831,6 +1903,15 @@ inline bool same(const char* a, const char* b) {
         os << "  if (" << ns << "::host::same(variant, \"" << name << "\")) {\n"
            << "    if (P != 1) return static_cast<int>(credit::LaunchStatus::BadClusterSize);\n"
            << "    return " << ns << "_launch_" << name << "(" << castList << "M, N, stream);\n  }\n";
+    // The SMEM-retaining forms at any N (the launchers above hold short rows
+    // and slices in registers): for tests and benchmarks of that form.
+    if (wants(credit::Variant::Cluster))
+      os << "  if (" << ns << "::host::same(variant, \"cluster_smem\"))\n    return " << ns
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false);\n";
+    if (wants(credit::Variant::Staged))
+      os << "  if (" << ns << "::host::same(variant, \"staged_smem\")) {\n"
+         << "    if (P != 1) return static_cast<int>(credit::LaunchStatus::BadClusterSize);\n"
+         << "    return " << ns << "::host::staged(" << castList << "M, N, stream, false);\n  }\n";
     if (wants(credit::Variant::Control))
       os << "  if (" << ns << "::host::same(variant, \"control\")) return " << ns
          << "_launch_control(M, N, P, protocol, stream);\n";

@@ -121,9 +121,16 @@ CREDIT_HD constexpr long long sliceElems(long long N, int P) {
 // The staged kernel keeps the row in registers instead of SMEM when it is at
 // most this many elements per thread (per kept input): the register-resident
 // form of the same schedule (no SMEM for the row, no bulk copies), as the
-// Triton peers do for short rows. Rows up to regsMaxN(threads) elements.
+// Triton peers do for short rows. Rows up to regsMaxN(threads) elements; up to
+// regsWideMaxN(threads) in the wide form (twice the registers, fewer CTAs per
+// SM). The cluster kernels keep a slice of at most regsWideMaxN(threads)
+// elements in registers the same way (only the exchange scratch in SMEM).
 constexpr int kRegsElemsPerThread = 16;
+constexpr int kRegsWideElemsPerThread = 32;
 CREDIT_HD constexpr long long regsMaxN(int threads) { return (long long)kRegsElemsPerThread * threads; }
+CREDIT_HD constexpr long long regsWideMaxN(int threads) {
+  return (long long)kRegsWideElemsPerThread * threads;
+}
 
 enum class Protocol : int { Sync = 0, Mbarrier = 1 };
 
