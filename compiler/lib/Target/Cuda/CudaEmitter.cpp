@@ -107,8 +107,8 @@ const char *const kInternalNames[] = {
     "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
     "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "STAGED_REGS", "kRegs", "kRegIters",
-    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "cluster_regs_smem_bytes", "cluster_slice_in_registers",
-    "it", "credit_copy", "kStatusOk", "kStatusBadProtocol",
+    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "kRegPrefetch", "cluster_regs_smem_bytes", "cluster_slice_in_registers",
+    "it", "credit_copy", "credit_ld_global_if", "in_slice", "kStatusOk", "kStatusBadProtocol",
     "kStatusCudaErrorBase", "kStatusBadVariant", "kStatusNoPlan", "kStatusBadTiming", "host",
     "launch", "status_string", "same", "variant", "dispatch", "credit_plan", "out", "model", "tuned",
     "tB_ms",
@@ -813,6 +813,17 @@ CREDIT_DEVICE_INLINE void credit_ld_global(float (&v)[VEC], const float* p) {
     v[0] = __ldg(p);
   }
 }
+// 16 bytes if `pred`, else zeros: one predicated ld.global.nc.v4 (no branch),
+// so that a run of them stays a run of independent loads in flight together
+// (the register-resident forms' loads at entry).
+CREDIT_DEVICE_INLINE void credit_ld_global_if(float (&v)[4], const float* p, bool pred) {
+  asm("{\n\t.reg .pred q;\n\t"
+      "setp.ne.b32 q, %5, 0;\n\t"
+      "mov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\tmov.b32 %2, 0;\n\tmov.b32 %3, 0;\n\t"
+      "@q ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n\t}"
+      : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+      : "l"(p), "r"(static_cast<int>(pred)));
+}
 template <int VEC>
 CREDIT_DEVICE_INLINE void credit_st_global(float* p, const float (&v)[VEC]) {
   if constexpr (VEC == 4) {
@@ -1101,7 +1112,9 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs) {
     if (in->firstPass == p && in->keptIndex >= 0) {
-      os << in3 << "if constexpr (kBulk) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
+      os << in3 << "if constexpr (kRegPrefetch) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
+         << "[it][u]);  // " << in->src << ": loaded into registers at entry\n";
+      os << in3 << "else if constexpr (kBulk) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
          << " + off);  // " << in->src << ": landed by the bulk copy\n";
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
@@ -1129,7 +1142,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   for (InputInfo *in : pass.rowInputs) {
     if (in->firstPass != p || in->keptIndex < 0)
       continue;
-    os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->reg << "[it][u], " << in->vec
+    os << in3 << "if constexpr (kRegs && !kRegPrefetch) credit_copy<VEC>(" << in->reg << "[it][u], " << in->vec
        << "[u]);  // keep " << in->src << " in registers\n";
     os << in3 << "if constexpr (kRetain && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
        << in->vec << "[u]);  // deposit " << in->src << ", read again by " << laterReaders(*in)
@@ -1404,6 +1417,10 @@ void KernelEmitter::emitBody() {
   // Loads in flight per thread and input in every pass (see the loops).
   constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
   constexpr int kRegIters = kRegs ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
+  // Float4 register forms load every kept input's row (slice) at entry; the
+  // scalar ones (kUnroll = 8: four times the loads) keep them as the first
+  // pass reads them, which needs fewer registers at once and does not spill.
+  constexpr bool kRegPrefetch = kRegs && VEC == 4;
   (void)M;  // the grid has exactly one row (cluster variants: P CTAs) per row
   if constexpr (!kCluster) P = 1;
 
@@ -1528,6 +1545,27 @@ void KernelEmitter::emitBody() {
          << in->slice << " + cbeg, (cend - cbeg) * 4, bar);\n";
       os << "      }\n";
     }
+    os << "    }\n";
+    os << "  }\n";
+  }
+
+  if (!traffic.kept.empty()) {
+    os << "  // Register-resident forms (float4): every kept input's whole row (slice) is\n"
+          "  // loaded at entry, all loads in flight at once (predicated, no early exit),\n"
+          "  // like the bulk copies of the SMEM forms; the passes then read the registers.\n";
+    os << "  if constexpr (kRegPrefetch) {\n";
+    os << "    #pragma unroll\n";
+    os << "    for (int it = 0; it < kRegIters; ++it) {\n";
+    os << "      #pragma unroll\n";
+    os << "      for (int u = 0; u < kUnroll; ++u) {\n";
+    os << "        const unsigned off = VEC * tid + it * (kUnroll * VEC * kThreads) + u * VEC * kThreads;\n";
+    os << "        const bool in_slice = off < len;  // past the slice: no access, zeros (never read)\n";
+    for (cr::InputOp k : traffic.kept) {
+      InputInfo *in = inputOf.lookup(k);
+      os << "        credit_ld_global_if(" << in->reg << "[it][u], " << in->slice << " + (in_slice ? off : 0u), in_slice);  // "
+         << in->src << "\n";
+    }
+    os << "      }\n";
     os << "    }\n";
     os << "  }\n";
   }
