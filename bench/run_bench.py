@@ -112,8 +112,8 @@ def label(variant, P, protocol):
 
 
 # Register forms cover rows (staged) and slices (cluster) of at most 32 x CTA
-# threads elements: 32768 at 1024 threads.
-SMEM_FORM_MAX_N = 32768
+# threads elements: up to N = 16 x 8192 = 131072 at 256 threads.
+SMEM_FORM_MAX_N = 131072
 
 
 def max_rel_err(outs, refs):
@@ -169,7 +169,7 @@ def main():
     ap.add_argument("--extra-gen", default="", help="more generated dirs (other CTA sizes): tag=dir,...")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-smem-forms", dest="smem_forms", action="store_false",
-                    help="skip the SMEM-retaining forms (cluster_smem, staged_smem) at N <= 32768")
+                    help="skip the SMEM-retaining forms (cluster_smem, staged_smem) at N <= 131072")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()

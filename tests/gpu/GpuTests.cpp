@@ -15,8 +15,8 @@
 // Where the launchers hold rows or slices in registers (N <= 32768), the
 // SMEM-retaining forms ("staged_smem", "cluster_smem") are checked as well.
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
-// 4099 and 8192 -- the float4 path with bulk copies in the SMEM forms, the
-// scalar path and the wide register forms -- every variant, for
+// 4099, 8192, 12289 and 16384 -- the float4 path with bulk copies in the SMEM
+// forms, the scalar path and the register forms -- every variant, for
 // compute-sanitizer). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
@@ -362,8 +362,8 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
   std::vector<Config> out;
   out.push_back({"reread", 1, 0});
   // The launchers hold rows / slices of at most 32 x CTA threads elements in
-  // registers (<= 32768 at 1024 threads); below that, the SMEM forms as well.
-  const bool smemForms = N <= 32768;
+  // registers (N <= 131072 at 256 threads, P = 16); there, the SMEM forms as well.
+  const bool smemForms = N <= 131072;
   if (w.maxLegalN("staged", 1, 0) >= N) {
     out.push_back({"staged", 1, 0});
     if (smemForms)
@@ -385,13 +385,16 @@ void runWorkload(const Workload &w) {
     WARN("SKIPPED: no usable GPU (" << why << "): " << w.name << " not run");
     return;
   }
-  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 16384, 65536, 131072, 262144};
+  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 12289, 16384, 65536, 131072, 262144};
   std::vector<long long> Ms = {1, 7, 2048};
   if (scope() == "small") {
     Ns = {1, 31, 1000, 4099};
     Ms = {1, 7};
   } else if (scope() == "tiny") { // under compute-sanitizer: every variant, both load paths
-    Ns = {4096, 4099, 8192}; // 4096: float4 (+ bulk copies in the SMEM forms); 4099: scalar; 8192: wide registers
+    // 4096: float4 (+ bulk copies in the SMEM forms); 4099: scalar; 8192: wide
+    // staged registers; 12289 and 16384: cluster slices in registers at P = 2
+    // (scalar, float4).
+    Ns = {4096, 4099, 8192, 12289, 16384};
     Ms = {3};
   }
   std::random_device rd;

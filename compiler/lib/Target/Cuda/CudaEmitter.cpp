@@ -955,9 +955,15 @@ CREDIT_HD constexpr long long reread_smem_bytes() {
 CREDIT_HD constexpr long long cluster_regs_smem_bytes(int P, credit::Protocol protocol) {
   return credit::scratchBytes(geometry, P, protocol);
 }
-// Whether the cluster launcher holds the slice in registers (CLUSTER_REGS_*).
+// Whether the cluster launcher holds the slice in registers (CLUSTER_REGS_*):
+// slices longer than regsMaxN and at most regsWideMaxN elements. The register
+// form needs 32 elements' registers per thread and kept input (2 CTAs per SM at
+// 256 threads, against 3 for the SMEM form); on the H200 it lost to the SMEM
+// form on every workload at 4096-element slices and won or tied on most at
+// 8192 (docs/results/README.md).
 CREDIT_HD constexpr bool cluster_slice_in_registers(long long N, int P) {
-  return N >= 1 && P >= 1 && credit::sliceElems(N, P) <= credit::regsWideMaxN(kThreads);
+  return N >= 1 && P >= 1 && credit::sliceElems(N, P) > credit::regsMaxN(kThreads) &&
+         credit::sliceElems(N, P) <= credit::regsWideMaxN(kThreads);
 }
 // Largest legal N (Eq. 3) for cluster size P under an SMEM limit (default: --arch's).
 CREDIT_HD constexpr long long max_legal_n(int P, credit::Protocol protocol,
