@@ -74,13 +74,18 @@ class CreditKernels:
         self.status.restype = ctypes.c_char_p
         self.status.argtypes = [ctypes.c_int]
 
-    def smem_form_configs(self, N):
-        """The SMEM-retaining forms where the launchers would hold the row or
-        slice in registers instead (an ablation: recorded as smemform_*)."""
-        if N > SMEM_FORM_MAX_N:
-            return []
-        return [("staged_smem" if v == "staged" else "cluster_smem", P, protocol)
-                for v, P, protocol in self.configs(N) if v in ("staged", "cluster")]
+    def other_form_configs(self, N):
+        """The form the launchers do not run (an ablation, recorded as
+        otherform_*): the staged kernel in SMEM where the launcher holds the
+        row in registers, the cluster kernel with the slice in registers
+        where it fits."""
+        out = []
+        if N <= STAGED_REGS_MAX_N and self.max_n(b"staged", 1, 0) >= N:
+            out.append(("staged_smem", 1, 0))
+        if N <= CLUSTER_REGS_MAX_N:
+            out += [("cluster_regs", P, protocol) for v, P, protocol in self.configs(N)
+                    if v == "cluster" and -(-N // P) <= CLUSTER_REGS_MAX_SLICE]
+        return out
 
     def configs(self, N):
         out = [("reread", 1, 0)]
@@ -106,14 +111,16 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant in ("cluster", "cluster_smem"):
+    if variant in ("cluster", "cluster_regs"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     return "staged" if variant == "staged_smem" else variant
 
 
-# Register forms cover rows (staged) and slices (cluster) of at most 32 x CTA
-# threads elements: up to N = 16 x 8192 = 131072 at 256 threads.
-SMEM_FORM_MAX_N = 131072
+# Register forms (256 threads): staged rows up to 32 x 256 = 8192 elements,
+# cluster slices up to 8192 (N up to 16 x 8192).
+STAGED_REGS_MAX_N = 8192
+CLUSTER_REGS_MAX_SLICE = 8192
+CLUSTER_REGS_MAX_N = 131072
 
 
 def max_rel_err(outs, refs):
@@ -168,8 +175,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this")
     ap.add_argument("--extra-gen", default="", help="more generated dirs (other CTA sizes): tag=dir,...")
     ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--no-smem-forms", dest="smem_forms", action="store_false",
-                    help="skip the SMEM-retaining forms (cluster_smem, staged_smem) at N <= 131072")
+    ap.add_argument("--no-other-forms", dest="other_forms", action="store_false",
+                    help="skip the forms the launchers do not run (staged_smem, cluster_regs)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
@@ -231,11 +238,11 @@ def main():
                 outs = wl.alloc_outputs(M, N)
                 fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
                 measure("credit_" + label(variant, P, protocol), fn, outs)
-            if args.smem_forms:
-                for variant, P, protocol in ck.smem_form_configs(N):
+            if args.other_forms:
+                for variant, P, protocol in ck.other_form_configs(N):
                     outs = wl.alloc_outputs(M, N)
                     fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
-                    measure("smemform_" + label(variant, P, protocol), fn, outs)
+                    measure("otherform_" + label(variant, P, protocol), fn, outs)
             for tag, tlibs in extra.items():
                 tk = CreditKernels(tlibs[name], name)
                 for variant, P, protocol in tk.configs(N):

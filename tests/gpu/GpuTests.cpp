@@ -12,8 +12,9 @@
 // Rows checked: all when M <= 64, otherwise 16 rows (first, second, middle,
 // last and 12 random ones): the reference is a host loop in double.
 //
-// Where the launchers hold rows or slices in registers (N <= 32768), the
-// SMEM-retaining forms ("staged_smem", "cluster_smem") are checked as well.
+// The forms the launchers do not run are checked as well: "staged_smem" (the
+// row in SMEM where the staged launcher uses registers) and "cluster_regs"
+// (the slice in registers, where it fits).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
 // 4099, 8192, 12289 and 16384 -- the float4 path with bulk copies in the SMEM
 // forms, the scalar path and the register forms -- every variant, for
@@ -153,14 +154,13 @@ std::string scope() {
 }
 
 struct Config {
-  // cluster, staged, reread; cluster_smem, staged_smem (the SMEM-retaining
-  // forms where the launchers would use registers); auto: the model-driven
-  // dispatch (_launch_auto)
+  // cluster, staged, reread; cluster_regs, staged_smem (the forms the
+  // launchers do not run); auto: the model-driven dispatch (_launch_auto)
   std::string variant;
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
-    if (variant == "cluster" || variant == "cluster_smem")
+    if (variant == "cluster" || variant == "cluster_regs")
       return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
@@ -361,20 +361,21 @@ int maxClusterP() {
 std::vector<Config> configsFor(const Workload &w, long long N) {
   std::vector<Config> out;
   out.push_back({"reread", 1, 0});
-  // The launchers hold rows / slices of at most 32 x CTA threads elements in
-  // registers (N <= 131072 at 256 threads, P = 16); there, the SMEM forms as well.
-  const bool smemForms = N <= 131072;
+  // Register forms: rows / slices of at most 32 x CTA threads elements (N <=
+  // 131072 at 256 threads and P = 16); "cluster_regs" falls back to the SMEM
+  // form beyond that, so it is only run where it differs.
+  const bool otherForms = N <= 131072;
   if (w.maxLegalN("staged", 1, 0) >= N) {
     out.push_back({"staged", 1, 0});
-    if (smemForms)
+    if (otherForms)
       out.push_back({"staged_smem", 1, 0});
   }
   for (int protocol : {0, 1})
     for (int P : {2, 4, 8, 16})
       if (P <= maxClusterP() && w.maxLegalN("cluster", P, protocol) >= N) {
         out.push_back({"cluster", P, protocol});
-        if (smemForms)
-          out.push_back({"cluster_smem", P, protocol});
+        if (otherForms)
+          out.push_back({"cluster_regs", P, protocol});
       }
   return out;
 }

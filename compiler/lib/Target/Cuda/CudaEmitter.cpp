@@ -955,15 +955,14 @@ CREDIT_HD constexpr long long reread_smem_bytes() {
 CREDIT_HD constexpr long long cluster_regs_smem_bytes(int P, credit::Protocol protocol) {
   return credit::scratchBytes(geometry, P, protocol);
 }
-// Whether the cluster launcher holds the slice in registers (CLUSTER_REGS_*):
-// slices longer than regsMaxN and at most regsWideMaxN elements. The register
-// form needs 32 elements' registers per thread and kept input (2 CTAs per SM at
-// 256 threads, against 3 for the SMEM form); on the H200 it lost to the SMEM
-// form on every workload at 4096-element slices and won or tied on most at
-// 8192 (docs/results/README.md).
+// Whether the slice fits the register form of the cluster kernels
+// (CLUSTER_REGS_*, the generic variant "cluster_regs"). Not the default: it
+// needs 32 elements' registers per thread and kept input (2 CTAs per SM at 256
+// threads, against 3 for the SMEM form), and on the H200 the SMEM form with
+// its bulk copies was faster at 19 of the 24 shapes N = 16384..131072, best P
+// each (docs/results/README.md).
 CREDIT_HD constexpr bool cluster_slice_in_registers(long long N, int P) {
-  return N >= 1 && P >= 1 && credit::sliceElems(N, P) > credit::regsMaxN(kThreads) &&
-         credit::sliceElems(N, P) <= credit::regsWideMaxN(kThreads);
+  return N >= 1 && P >= 1 && credit::sliceElems(N, P) <= credit::regsWideMaxN(kThreads);
 }
 // Largest legal N (Eq. 3) for cluster size P under an SMEM limit (default: --arch's).
 CREDIT_HD constexpr long long max_legal_n(int P, credit::Protocol protocol,
@@ -1807,9 +1806,10 @@ inline bool same(const char* a, const char* b) {
   std::string args = argNames();
   std::string castArgs = args + (args.empty() ? "" : ", ") + "M, static_cast<int>(N)";
 
-  // The cluster and staged launchers choose between the SMEM-retaining form and
-  // the register-resident one; `regsOk` false forces the SMEM form (the generic
-  // variants "cluster_smem" and "staged_smem", for tests and benchmarks).
+  // host::cluster: the SMEM form (regsOk false: the launch API) or, where the
+  // slice fits, the register form (the generic variant "cluster_regs").
+  // host::staged: the register forms for short rows (regsOk true: the launch
+  // API) or the SMEM form at every N (the generic variant "staged_smem").
   os << "namespace " << ns << " {\nnamespace host {\n\n";
   if (wants(credit::Variant::Cluster)) {
     os << "inline int cluster(" << hostParams()
@@ -1866,11 +1866,10 @@ inline bool same(const char* a, const char* b) {
 
   if (wants(credit::Variant::Cluster)) {
     os << "// Cluster kernel: grid M*P, cluster (P,1,1), P in {1,2,4,8,16}; protocol 0 = sync, 1 = mbarrier.\n"
-          "// A slice of at most credit::regsWideMaxN(kThreads) elements is held in registers, a\n"
-          "// longer one in SMEM (Eq. 3).\n";
+          "// Each CTA retains its slice in SMEM (Eq. 3).\n";
     os << prototype(Api::Cluster) << " {\n";
     os << "  return " << ns << "::host::cluster(" << argNames() << (argNames().empty() ? "" : ", ")
-       << "M, N, P, protocol, stream, true);\n";
+       << "M, N, P, protocol, stream, false);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
@@ -1915,7 +1914,7 @@ inline bool same(const char* a, const char* b) {
     os << "  const credit::Protocol proto = protocol == 1 ? credit::Protocol::Mbarrier : credit::Protocol::Sync;\n";
     os << "  if (variant == nullptr || P < 1) return 0;\n";
     os << "  if (" << ns << "::host::same(variant, \"cluster\") || " << ns
-       << "::host::same(variant, \"cluster_smem\") || " << ns
+       << "::host::same(variant, \"cluster_regs\") || " << ns
        << "::host::same(variant, \"control\")) return " << ns << "::max_legal_n(P, proto);\n";
     os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
        << "::host::same(variant, \"staged_smem\")) return " << ns
@@ -1923,7 +1922,8 @@ inline bool same(const char* a, const char* b) {
     os << "  if (" << ns << "::host::same(variant, \"reread\")) return credit::kMaxRowElems;\n";
     os << "  return 0;\n}\n\n";
     os << "// Any emitted variant by name (\"cluster\", \"staged\", \"reread\", \"control\"; and\n"
-          "// \"cluster_smem\", \"staged_smem\": those two in their SMEM-retaining form at every N); args[i]\n"
+          "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"staged_smem\":\n"
+          "// the row in SMEM at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
     os << prototype(Api::Generic) << " {\n";
@@ -1947,11 +1947,11 @@ inline bool same(const char* a, const char* b) {
         os << "  if (" << ns << "::host::same(variant, \"" << name << "\")) {\n"
            << "    if (P != 1) return static_cast<int>(credit::LaunchStatus::BadClusterSize);\n"
            << "    return " << ns << "_launch_" << name << "(" << castList << "M, N, stream);\n  }\n";
-    // The SMEM-retaining forms at any N (the launchers above hold short rows
-    // and slices in registers): for tests and benchmarks of that form.
+    // The other form of the cluster and staged kernels (the launchers above
+    // run the faster one measured on the H200): for tests and benchmarks.
     if (wants(credit::Variant::Cluster))
-      os << "  if (" << ns << "::host::same(variant, \"cluster_smem\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false);\n";
+      os << "  if (" << ns << "::host::same(variant, \"cluster_regs\"))\n    return " << ns
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true);\n";
     if (wants(credit::Variant::Staged))
       os << "  if (" << ns << "::host::same(variant, \"staged_smem\")) {\n"
          << "    if (P != 1) return static_cast<int>(credit::LaunchStatus::BadClusterSize);\n"
