@@ -517,8 +517,8 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
                      : stagedLegal                            ? "staged"
                                                               : "reread";
 
-  // Eq. 5 / 7: the bytes of the global-reread schedule (row inputs per pass,
-  // outputs once, D_fixed), over T_B.
+  // Eq. 5 / 7: the bytes the timed baseline moves (reread: row inputs per pass,
+  // outputs once, D_fixed; staged: each input once), over T_B.
   p.bBase = facts.baseline;
   p.bReread = facts.reread;
   p.bKeep = facts.keep;
@@ -533,13 +533,17 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
   const ::credit::model::Rates rates{profile.sms, profile.smClockMHz, profile.smemReadBpc,
                                      profile.smemWriteBpc};
   const ::credit::model::BaselineTerms base =
-      ::credit::model::baselineTerms(traffic, query.M, query.N, query.tBMs);
+      ::credit::model::baselineTerms(traffic, query.M, query.N, query.tBMs,
+                                     p.baselineKernel == "staged");
   p.dBaseBytes = base.dBaseBytes;
   p.rateBytesPerMs = base.rateBytesPerMs;
   p.tRereadSaved = base.tRereadSaved;
   p.tInput = base.tInput;
   if (facts.reread == 0)
     p.notes.push_back("b_reread = 0: nothing to save, no P can win");
+  else if (p.baselineKernel == "staged")
+    p.notes.push_back("T_B is the staged kernel's, which rereads nothing from HBM: no HBM time to "
+                      "save (T_saved = 0), no P can win");
 
   std::vector<std::string> missing;
   for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier}) {
@@ -658,11 +662,19 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
                                       : " (selected: the row does not fit one CTA)")
                                : "",
                 q.tBMs);
-  os << formatv("  D_base    = M (N (b_B {0} + D_fixed {1}) + {2}) = {3:F0} B        (Eq. 5)\n",
-                p.bBase, p.dFixedPerElement, p.dFixedPerRow, p.dBaseBytes);
+  const bool staged = p.baselineKernel == "staged";
+  if (staged)  // each input read once: b_B - b_reread
+    os << formatv("  D_base    = M (N (b_B - b_reread {0} + D_fixed {1}) + {2}) = {3:F0} B        (Eq. 5)\n",
+                  p.bBase - p.bReread, p.dFixedPerElement, p.dFixedPerRow, p.dBaseBytes);
+  else
+    os << formatv("  D_base    = M (N (b_B {0} + D_fixed {1}) + {2}) = {3:F0} B        (Eq. 5)\n",
+                  p.bBase, p.dFixedPerElement, p.dFixedPerRow, p.dBaseBytes);
   os << formatv("  R_B       = D_base / T_B = {0:F1} GB/s                            (Eq. 7)\n",
                 p.rateBytesPerMs / 1e6);
-  os << formatv("  T_saved   = M N b_reread {0} / R_B = {1:F4} ms\n", p.bReread, p.tRereadSaved);
+  if (staged)
+    os << formatv("  T_saved   = 0 ms (the staged kernel rereads nothing from HBM)\n");
+  else
+    os << formatv("  T_saved   = M N b_reread {0} / R_B = {1:F4} ms\n", p.bReread, p.tRereadSaved);
   os << formatv("  T_input   = M N b_keep {0} / R_B = {1:F4} ms\n", p.bKeep, p.tInput);
   os << "\n";
   os << formatv("  {0,-9} {1,3} {2,-5} {3,8} {4,5} {5,10} {6,-13} {7,10} {8,10} {9,10} {10,10} "

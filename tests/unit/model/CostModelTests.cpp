@@ -124,7 +124,7 @@ const char *kExamples[] = {"layernorm", "wvar_bwd", "pearson_bwd", "softmax_logi
 } // namespace
 
 TEST_CASE("dT by hand on a synthetic profile", "[model]") {
-  Prediction p = run(facts(1024), profile(), /*M=*/16, /*N=*/1024, /*T_B=*/0.01);
+  Prediction p = run(facts(1024), profile(), /*M=*/16, /*N=*/1024, /*T_B=*/0.01);  // reread T_B
   // Eq. 5/7: D_base = 16 * 1024 * (16 + 8) = 393216 B; R_B = D_base / 0.01 ms.
   CHECK(p.baselineKernel == "reread");
   CHECK(p.dBaseBytes == Approx(393216.0));
@@ -289,6 +289,26 @@ TEST_CASE("the baseline kernel T_B timed", "[model]") {
   auto e = predict(facts(65536), profile(), q);
   REQUIRE(!e);
   CHECK_THAT(llvm::toString(e.takeError()), Contains("staged kernel is not legal at N = 65536"));
+}
+
+TEST_CASE("against the staged kernel there is no HBM reread to save", "[model]") {
+  // Same shape and T_B, the two baselines: the staged kernel moves b_B -
+  // b_reread bytes per element and the clustered kernel eliminates none of
+  // them; the reread kernel moves b_B and the saving is M N b_reread / R_B.
+  KernelFacts f = facts(1024);
+  REQUIRE(f.reread > 0);
+  Prediction staged = run(f, profile(), 16, 1024, 0.01, BaselineKind::Staged);
+  Prediction reread = run(f, profile(), 16, 1024, 0.01, BaselineKind::Reread);
+  const double m = 16, n = 1024, fixedBytes = m * (n * f.fixedBroadcastPerElement + f.fixedPerRow);
+  CHECK(staged.tRereadSaved == 0.0);
+  CHECK(staged.dBaseBytes == Approx(m * n * (f.baseline - f.reread) + fixedBytes));
+  CHECK(reread.dBaseBytes == Approx(m * n * f.baseline + fixedBytes));
+  CHECK(reread.tRereadSaved == Approx(m * n * f.reread / reread.rateBytesPerMs));
+  CHECK(reread.tRereadSaved > 0.0);
+  for (const Candidate &c : staged.candidates)
+    if (c.evaluated)
+      CHECK(c.deltaT < 0.0);
+  CHECK(!staged.profitable);
 }
 
 TEST_CASE("T_ctrl lookup: measured, interpolated, extrapolated", "[model]") {

@@ -2198,7 +2198,8 @@ inline credit_plan plan(long long M, long long N, double tB, long long optin) {
   p.P = 1;
   p.tB_ms = tB;
   if (!kHasCluster || p.baseline < 0) return p;
-  const credit::model::BaselineTerms base = credit::model::baselineTerms(kTraffic, M, N, tB);
+  const credit::model::BaselineTerms base =
+      credit::model::baselineTerms(kTraffic, M, N, tB, p.baseline == 1);
   double best = 0.0;
   int bestP = 0, bestProtocol = 0;
   for (int protocol = 0; protocol < 2; ++protocol) {
