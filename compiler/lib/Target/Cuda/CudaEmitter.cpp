@@ -107,7 +107,7 @@ const char *const kInternalNames[] = {
     "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
     "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "STAGED_REGS", "kRegs", "kRegIters",
-    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "kRegPrefetch", "cluster_regs_smem_bytes", "cluster_slice_in_registers",
+    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "kRegPrefetch", "cluster_regs_smem_bytes", "cluster_slice_fits_registers",
     "it", "credit_copy", "credit_ld_global_if", "in_slice", "kStatusOk", "kStatusBadProtocol",
     "kStatusCudaErrorBase", "kStatusBadVariant", "kStatusNoPlan", "kStatusBadTiming", "host",
     "launch", "status_string", "same", "variant", "dispatch", "credit_plan", "out", "model", "tuned",
@@ -961,7 +961,7 @@ CREDIT_HD constexpr long long cluster_regs_smem_bytes(int P, credit::Protocol pr
 // threads, against 3 for the SMEM form), and on the H200 the SMEM form with
 // its bulk copies was faster at 19 of the 24 shapes N = 16384..131072, best P
 // each (docs/results/README.md).
-CREDIT_HD constexpr bool cluster_slice_in_registers(long long N, int P) {
+CREDIT_HD constexpr bool cluster_slice_fits_registers(long long N, int P) {
   return N >= 1 && P >= 1 && credit::sliceElems(N, P) <= credit::regsWideMaxN(kThreads);
 }
 // Largest legal N (Eq. 3) for cluster size P under an SMEM limit (default: --arch's).
@@ -1818,7 +1818,7 @@ inline bool same(const char* a, const char* b) {
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
     os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
-    os << "  if (regsOk && cluster_slice_in_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
+    os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
     os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_regs_sync_v4 : " << ns
        << "_cluster_regs_sync_v1)\n"
        << "                               : (vec4 ? " << ns << "_cluster_regs_mbarrier_v4 : " << ns
