@@ -47,6 +47,21 @@ bool findKernelSignature(const std::string& source, const std::string& kernel,
   return true;
 }
 
+BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
+                                       bool staged) {
+  // The staged launcher's choice (CudaEmitter.cpp, host::staged): the row in
+  // registers for short rows, the wide form up to regsWideMaxN, else in SMEM.
+  const bool narrowRegs = staged && N <= regsMaxN(geometry.threads);
+  const bool regs = staged && N <= regsWideMaxN(geometry.threads);
+  BaselineKernelChoice c;
+  c.function = "credit_" + kernel +
+               (narrowRegs ? "_staged_regs_v" : regs ? "_staged_regs_wide_v" : staged ? "_staged_v" : "_reread_v") +
+               (N % 4 == 0 ? "4" : "1");
+  c.smemBytes = static_cast<std::size_t>(staged && !regs ? smemBytes(geometry, N, 1, Protocol::Sync)
+                                                         : scratchBytes(geometry, 1, Protocol::Sync));
+  return c;
+}
+
 Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& q) {
   Expected<BaselineTiming> out;
   auto fail = [&](int code, const std::string& msg) {
@@ -66,15 +81,9 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
 
   BaselineTiming t;
   t.staged = q.staged;
-  // What the staged launcher runs: the row in registers for short rows (the
-  // wide form up to regsWideMaxN).
-  const bool regs = q.staged && q.N <= regsWideMaxN(q.geometry.threads);
-  const bool narrowRegs = q.staged && q.N <= regsMaxN(q.geometry.threads);
-  t.function = "credit_" + q.kernel +
-               (narrowRegs ? "_staged_regs_v" : regs ? "_staged_regs_wide_v" : q.staged ? "_staged_v" : "_reread_v") +
-               (q.N % 4 == 0 ? "4" : "1");
-  t.smemBytes = static_cast<std::size_t>(q.staged && !regs ? smemBytes(q.geometry, q.N, 1, Protocol::Sync)
-                                                           : scratchBytes(q.geometry, 1, Protocol::Sync));
+  const BaselineKernelChoice choice = baselineKernelFor(q.kernel, q.geometry, q.N, q.staged);
+  t.function = choice.function;
+  t.smemBytes = choice.smemBytes;
   if (q.staged && !isLegal(q.geometry, q.N, 1, Protocol::Sync, rt.device().smemOptinBytes))
     return fail(Status::kInvalidLaunch, "time baseline: the staged kernel is not legal at N = " +
                                             std::to_string(q.N) + " on this device (Eq. 3, P = 1)");

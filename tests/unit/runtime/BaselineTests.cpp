@@ -51,3 +51,21 @@ TEST_CASE("timeBaselineKernel refuses bad requests before touching a GPU", "[run
   q.source = "no signature here";
   CHECK(credit::timeBaselineKernel(rt, q).status.code == credit::Status::kInvalidArgument);
 }
+
+TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers run", "[runtime][baseline]") {
+  const credit::WorkloadGeometry g{8, 2, 3, 4, 256};  // two kept inputs, 256 threads
+  const long long scratch = credit::scratchBytes(g, 1, credit::Protocol::Sync);
+  auto f = [&](long long N, bool staged) { return credit::baselineKernelFor("k", g, N, staged); };
+  CHECK(f(4096, true).function == "credit_k_staged_regs_v4");  // regsMaxN(256) = 4096
+  CHECK(f(4099, true).function == "credit_k_staged_regs_wide_v1");
+  CHECK(f(8192, true).function == "credit_k_staged_regs_wide_v4");  // regsWideMaxN(256) = 8192
+  CHECK(f(8192, true).smemBytes == static_cast<std::size_t>(scratch));
+  CHECK(f(8196, true).function == "credit_k_staged_v4");
+  CHECK(f(8196, true).smemBytes ==
+        static_cast<std::size_t>(credit::smemBytes(g, 8196, 1, credit::Protocol::Sync)));
+  CHECK(f(4096, false).function == "credit_k_reread_v4");
+  CHECK(f(65537, false).function == "credit_k_reread_v1");
+  CHECK(f(65537, false).smemBytes == static_cast<std::size_t>(scratch));
+  const credit::WorkloadGeometry g512{8, 2, 3, 4, 512};
+  CHECK(credit::baselineKernelFor("k", g512, 16384, true).function == "credit_k_staged_regs_wide_v4");
+}

@@ -44,6 +44,19 @@ struct BaselineTiming {
   std::size_t smemBytes = 0;
 };
 
+// The kernel the staged (`staged`) or reread launcher of a generated file runs
+// at row width N, and its dynamic SMEM: `credit_<K>_staged_regs_v*` for rows of
+// at most regsMaxN(threads) elements, `_staged_regs_wide_v*` up to
+// regsWideMaxN(threads), `_staged_v*` above (the row in SMEM, Eq. 3),
+// `_reread_v*`; v4 when N % 4 == 0 (the launchers also need 16-byte aligned
+// pointers, which timeBaselineKernel's allocations are), else v1.
+struct BaselineKernelChoice {
+  std::string function;
+  std::size_t smemBytes = 0;
+};
+BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
+                                       bool staged);
+
 struct BaselineRequest {
   std::string source;         // the generated .cu (creditc output, staged/reread variants)
   std::string kernel;         // K
@@ -57,9 +70,7 @@ struct BaselineRequest {
 
 // JIT-compiles and loads the file, allocates its arguments (inputs uniform in
 // [0.5, 1.5): positive, so every divisor a workload forms from them is
-// nonzero), and times the kernel the launcher would run:
-// `credit_<K>_{staged|staged_regs|reread}_v4` (v1 when N % 4 != 0; staged_regs
-// for rows of at most credit::regsMaxN(threads) elements)
+// nonzero), and times the kernel the launcher would run (baselineKernelFor)
 // with grid M, the file's CTA size and its dynamic SMEM (Layout.h). Errors:
 // a bad request, no signature, Eq. 3 (staged), or any CUDA/NVRTC failure.
 Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& request);
