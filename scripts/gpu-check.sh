@@ -29,7 +29,7 @@ step "generated kernels vs float64 reference"
 run /tmp/b-gpu/credit-gpu-tests 2>&1 | tee "$out/gpu-tests.txt" | tail -60
 
 for tool in memcheck racecheck synccheck; do
-  step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384)"
+  step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384, 32768)"
   # synccheck misreports clusters of 16 (seen even on kernels with no DSMEM
   # exchange; docs/testing.md), so it checks P <= 8.
   maxp=16; [ $tool = synccheck ] && maxp=8

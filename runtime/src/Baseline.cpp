@@ -48,17 +48,42 @@ bool findKernelSignature(const std::string& source, const std::string& kernel,
 }
 
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
-                                       bool staged) {
-  // The staged launcher's choice (CudaEmitter.cpp, host::staged): the row in
-  // registers for short rows, the wide form up to regsWideMaxN, else in SMEM.
-  const bool narrowRegs = staged && N <= regsMaxN(geometry.threads);
-  const bool regs = staged && N <= regsWideMaxN(geometry.threads);
+                                       bool staged, long long smemPerSm, long long smemOptin) {
+  // The staged launcher's choice (CudaEmitter.cpp, host::staged).
+  const std::string v = N % 4 == 0 ? "4" : "1";
+  const std::string k = "credit_" + kernel;
+  const bool registerForms = geometry.threads <= 512;
   BaselineKernelChoice c;
-  c.function = "credit_" + kernel +
-               (narrowRegs ? "_staged_regs_v" : regs ? "_staged_regs_wide_v" : staged ? "_staged_v" : "_reread_v") +
-               (N % 4 == 0 ? "4" : "1");
-  c.smemBytes = static_cast<std::size_t>(staged && !regs ? smemBytes(geometry, N, 1, Protocol::Sync)
-                                                         : scratchBytes(geometry, 1, Protocol::Sync));
+  c.threads = geometry.threads;
+  const std::size_t scratch = static_cast<std::size_t>(scratchBytes(geometry, 1, Protocol::Sync));
+  if (!staged) {
+    c.function = k + "_reread_v" + v;
+    c.smemBytes = scratch;
+    return c;
+  }
+  if (registerForms && N <= regsWideMaxN(geometry.threads)) {
+    c.function = k + (N <= regsMaxN(geometry.threads) ? "_staged_regs_v" : "_staged_regs_wide_v") + v;
+    c.smemBytes = scratch;
+    return c;
+  }
+  WorkloadGeometry wide = geometry;
+  wide.threads = geometry.threads * 2;
+  const int wideThreads = wide.threads <= 512 ? wide.threads : 0;
+  if (N >= 1 && useWideCta(wideThreads, smemBytes(geometry, N, 1, Protocol::Sync),
+                           smemBytes(wide, N, 1, Protocol::Sync), smemPerSm, smemOptin)) {
+    const std::string t = "_cta" + std::to_string(wideThreads);
+    c.threads = wideThreads;
+    if (N <= regsWideMaxN(wideThreads)) {
+      c.function = k + "_staged_regs_wide_v" + v + t;
+      c.smemBytes = static_cast<std::size_t>(scratchBytes(wide, 1, Protocol::Sync));
+    } else {
+      c.function = k + "_staged_v" + v + t;
+      c.smemBytes = static_cast<std::size_t>(smemBytes(wide, N, 1, Protocol::Sync));
+    }
+    return c;
+  }
+  c.function = k + "_staged_v" + v;
+  c.smemBytes = static_cast<std::size_t>(smemBytes(geometry, N, 1, Protocol::Sync));
   return c;
 }
 
@@ -81,7 +106,8 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
 
   BaselineTiming t;
   t.staged = q.staged;
-  const BaselineKernelChoice choice = baselineKernelFor(q.kernel, q.geometry, q.N, q.staged);
+  const BaselineKernelChoice choice = baselineKernelFor(q.kernel, q.geometry, q.N, q.staged,
+                                                       rt.device().smemPerSmBytes, rt.device().smemOptinBytes);
   t.function = choice.function;
   t.smemBytes = choice.smemBytes;
   if (q.staged && !isLegal(q.geometry, q.N, 1, Protocol::Sync, rt.device().smemOptinBytes))
@@ -119,7 +145,7 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
 
   LaunchConfig cfg;
   cfg.gridX = static_cast<unsigned>(q.M);
-  cfg.blockX = static_cast<unsigned>(q.geometry.threads);
+  cfg.blockX = static_cast<unsigned>(choice.threads);
   cfg.smemBytes = t.smemBytes;
   Expected<double> ms = rt.timeLaunches(fn, cfg, params.data(), q.warmups, q.reps, q.flushBytes, &t.minMs);
   if (!ms.ok()) {

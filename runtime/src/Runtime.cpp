@@ -157,6 +157,7 @@ Status Runtime::create(Runtime& out, int deviceOrdinal) {
       {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &info.smCount, true},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &info.smemOptinBytes, true},
       {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &info.maxThreadsPerBlock, true},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, &info.smemPerSmBytes, true},
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &info.l2Bytes, false},
       {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &info.clockKHz, false},
       {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &info.memClockKHz, false},

@@ -16,9 +16,9 @@
 // row in SMEM where the staged launcher uses registers) and "cluster_regs"
 // (the slice in registers, where it fits).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
-// 4099, 8192, 12289 and 16384 -- the float4 path with bulk copies in the SMEM
-// forms, the scalar path and the register forms -- every variant, for
-// compute-sanitizer). Without a GPU every test case skips with a visible
+// 4099, 8192, 12289, 16384 and 32768 -- the float4 path with bulk copies in
+// the SMEM forms, the scalar path, the register forms and the wide-CTA twins --
+// every variant, for compute-sanitizer). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
@@ -394,8 +394,9 @@ void runWorkload(const Workload &w) {
   } else if (scope() == "tiny") { // under compute-sanitizer: every variant, both load paths
     // 4096: float4 (+ bulk copies in the SMEM forms); 4099: scalar; 8192: wide
     // staged registers; 12289 and 16384: cluster slices in registers at P = 2
-    // (scalar, float4).
-    Ns = {4096, 4099, 8192, 12289, 16384};
+    // (scalar, float4), and (two kept inputs) the 512-thread staged twins;
+    // 32768: the 512-thread cluster twins at P = 2.
+    Ns = {4096, 4099, 8192, 12289, 16384, 32768};
     Ms = {3};
   }
   std::random_device rd;

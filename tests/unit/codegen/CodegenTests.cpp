@@ -82,11 +82,15 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
   if (want(Variant::Cluster))
     for (const char *s : {"cluster_sync_v4", "cluster_sync_v1", "cluster_mbarrier_v4",
                           "cluster_mbarrier_v1", "cluster_regs_sync_v4", "cluster_regs_sync_v1",
-                          "cluster_regs_mbarrier_v4", "cluster_regs_mbarrier_v1"})
+                          "cluster_regs_mbarrier_v4", "cluster_regs_mbarrier_v1",
+                          // the wide-CTA twins (512 threads at the default 256)
+                          "cluster_sync_v4_cta512", "cluster_sync_v1_cta512", "cluster_mbarrier_v4_cta512",
+                          "cluster_mbarrier_v1_cta512"})
       out.insert(p + s);
   if (want(Variant::Staged))
     out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1",
-                p + "staged_regs_wide_v4", p + "staged_regs_wide_v1"});
+                p + "staged_regs_wide_v4", p + "staged_regs_wide_v1", p + "staged_v4_cta512",
+                p + "staged_v1_cta512", p + "staged_regs_wide_v4_cta512", p + "staged_regs_wide_v1_cta512"});
   if (want(Variant::Reread))
     out.insert({p + "reread_v4", p + "reread_v1"});
   if (want(Variant::Control))

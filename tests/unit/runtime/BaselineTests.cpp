@@ -54,18 +54,44 @@ TEST_CASE("timeBaselineKernel refuses bad requests before touching a GPU", "[run
 
 TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers run", "[runtime][baseline]") {
   const credit::WorkloadGeometry g{8, 2, 3, 4, 256};  // two kept inputs, 256 threads
-  const long long scratch = credit::scratchBytes(g, 1, credit::Protocol::Sync);
-  auto f = [&](long long N, bool staged) { return credit::baselineKernelFor("k", g, N, staged); };
+  const long long perSm = 233472, optin = 232448;    // H100 / H200
+  const std::size_t scratch = static_cast<std::size_t>(credit::scratchBytes(g, 1, credit::Protocol::Sync));
+  auto f = [&](long long N, bool staged) { return credit::baselineKernelFor("k", g, N, staged, perSm, optin); };
   CHECK(f(4096, true).function == "credit_k_staged_regs_v4");  // regsMaxN(256) = 4096
   CHECK(f(4099, true).function == "credit_k_staged_regs_wide_v1");
   CHECK(f(8192, true).function == "credit_k_staged_regs_wide_v4");  // regsWideMaxN(256) = 8192
-  CHECK(f(8192, true).smemBytes == static_cast<std::size_t>(scratch));
+  CHECK(f(8192, true).smemBytes == scratch);
+  CHECK(f(8192, true).threads == 256);
+  // 8196 x 8 B: 65.6 KB, three CTAs per SM: the SMEM kernel.
   CHECK(f(8196, true).function == "credit_k_staged_v4");
   CHECK(f(8196, true).smemBytes ==
         static_cast<std::size_t>(credit::smemBytes(g, 8196, 1, credit::Protocol::Sync)));
+  // 16384 x 8 B = 128 KB: one CTA per SM, so the 512-thread twin, whose
+  // registers hold 16384 elements.
+  CHECK(f(16384, true).function == "credit_k_staged_regs_wide_v4_cta512");
+  CHECK(f(16384, true).threads == 512);
+  // 24576 x 8 B: the twin's SMEM form.
+  const credit::WorkloadGeometry g512{8, 2, 3, 4, 512};
+  CHECK(f(24576, true).function == "credit_k_staged_v4_cta512");
+  CHECK(f(24576, true).smemBytes ==
+        static_cast<std::size_t>(credit::smemBytes(g512, 24576, 1, credit::Protocol::Sync)));
+  // No device figures: no twin.
+  CHECK(credit::baselineKernelFor("k", g, 16384, true, 0, optin).function == "credit_k_staged_v4");
   CHECK(f(4096, false).function == "credit_k_reread_v4");
   CHECK(f(65537, false).function == "credit_k_reread_v1");
-  CHECK(f(65537, false).smemBytes == static_cast<std::size_t>(scratch));
-  const credit::WorkloadGeometry g512{8, 2, 3, 4, 512};
-  CHECK(credit::baselineKernelFor("k", g512, 16384, true).function == "credit_k_staged_regs_wide_v4");
+  CHECK(f(65537, false).smemBytes == scratch);
+  // 512-thread files: no twin (1024 threads spill), registers up to 16384.
+  CHECK(credit::baselineKernelFor("k", g512, 16384, true, perSm, optin).function == "credit_k_staged_regs_wide_v4");
+  CHECK(credit::baselineKernelFor("k", g512, 20000, true, perSm, optin).function == "credit_k_staged_v4");
+}
+
+TEST_CASE("useWideCta: twice the threads where one CTA fills an SM's shared memory", "[runtime][layout]") {
+  const long long perSm = 233472, optin = 232448;
+  CHECK(credit::ctasPerSmBySmem(64 * 1024, perSm) == 3);
+  CHECK(credit::ctasPerSmBySmem(128 * 1024, perSm) == 1);
+  CHECK_FALSE(credit::useWideCta(512, 64 * 1024, 64 * 1024 + 32, perSm, optin));
+  CHECK(credit::useWideCta(512, 128 * 1024, 128 * 1024 + 32, perSm, optin));
+  CHECK_FALSE(credit::useWideCta(0, 128 * 1024, 128 * 1024 + 32, perSm, optin));  // no twin
+  CHECK_FALSE(credit::useWideCta(512, optin, optin + 32, perSm, optin));  // the twin is not legal
+  CHECK_FALSE(credit::useWideCta(512, 128 * 1024, 128 * 1024, 0, optin));  // unknown device
 }

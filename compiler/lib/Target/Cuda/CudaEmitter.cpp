@@ -122,7 +122,8 @@ const char *const kInternalNames[] = {
     "protocol", "stream", "dev", "err", "optin", "sms", "vec4", "ptrs", "elemBytes",
     "vecPtrs", "vecBytes", "smemBytes", "maxLegal", "proto", "kernel", "status", "clusterKernel",
     "args", "lim", "req", "cfg", "attr", "maxCluster", "Kernel", "Args", "Params", "Pc", "maxN",
-    "regsKernel"};
+    "regsKernel", "kWideCtaThreads", "geometry_wide_cta", "smem_bytes_wide_cta", "wide_cta", "launch_geo",
+    "THREADS"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -219,6 +220,12 @@ private:
   std::string bodyParams() const;      // parameter list of the body template
   std::string kernelParams() const;    // data parameters of the __global__ wrappers
   std::string hostParams() const;      // data parameters of the launchers
+  /// Threads of the wide-CTA twins: 2 x the CTA size up to 512 (0: none;
+  /// 1024-thread CTAs get 64 registers per thread, which the kernels spill).
+  int wideCtaThreads() const { return geo.threads * 2 <= 512 ? geo.threads * 2 : 0; }
+  /// Whether the register-resident forms are generated: up to 512 threads
+  /// (at 1024, 64 registers per thread, they spill).
+  bool registerForms() const { return geo.threads <= 512; }
   std::string argNames() const;        // comma-joined data argument names
   // The extern "C" functions of the launch API, shared by the definitions
   // (emitHost) and the declarations (emitApiHeader).
@@ -899,6 +906,9 @@ void KernelEmitter::emitMetadata() {
   // input: 512 threads' worth per SM, 128 registers per thread.
   os << formatv("#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_REGS\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_REGS {0}\n#endif\n",
                 std::max(1, 512 / geo.threads));
+  // The wide-CTA twins run where one CTA fills an SM's shared memory.
+  if (wideCtaThreads() > 0)
+    os << "#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_CTA\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_CTA 1\n#endif\n";
   os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
 
 )cuda";
@@ -931,6 +941,11 @@ void KernelEmitter::emitMetadata() {
                 "// keepBytesPerElem, numStages, qMax, qSum, threads\n",
                 geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum, geo.threads);
   os << "static_assert(geometry.threads == kThreads && geometry.numStages == L, \"geometry\");\n";
+  os << formatv("inline constexpr int kWideCtaThreads = {0};  // the wide-CTA twins' threads (2 kThreads; 0: none)\n",
+                wideCtaThreads());
+  os << formatv("inline constexpr credit::WorkloadGeometry geometry_wide_cta = {{{0}, {1}, {2}, {3}, {4}};\n",
+                geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
+                wideCtaThreads() ? wideCtaThreads() : geo.threads);
   os << formatv("inline constexpr credit::TargetInfo target = credit::findTarget(\"{0}\");  // --arch\n",
                 target.arch);
   os << "\n// Params of the .credit source.\n";
@@ -946,6 +961,11 @@ void KernelEmitter::emitMetadata() {
 // launched) and of the staged kernel (P = 1, Sync): credit::smemLayout.
 CREDIT_HD constexpr long long smem_bytes(long long N, int P, credit::Protocol protocol) {
   return credit::smemBytes(geometry, N, P, protocol);
+}
+// The wide-CTA twins (kWideCtaThreads threads): the same layout with their
+// warp count.
+CREDIT_HD constexpr long long smem_bytes_wide_cta(long long N, int P, credit::Protocol protocol) {
+  return credit::smemBytes(geometry_wide_cta, N, P, protocol);
 }
 // The reread kernel retains nothing: scratch only.
 CREDIT_HD constexpr long long reread_smem_bytes() {
@@ -1389,11 +1409,17 @@ void KernelEmitter::emitBody() {
   os << "// Thread t of CTA `rank` handles elements begin + VEC*(t + 256k) of its slice in every\n"
         "// pass and every MODE; MODE only changes where elements come from (HBM / retained\n"
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
-  os << "template <int VEC, int MODE, int RPT>\n";
+  os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
   os << "    long long M, int N, int P) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
   static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_REGS_MBARRIER, "MODE");
+  // THREADS: this instantiation's CTA size, kThreads or kWideCtaThreads (the
+  // wide-CTA twins). The body's kThreads, kWarps and geometry are its own.
+  static_assert(THREADS == )cuda" << ns << R"cuda(::kThreads || THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads, "THREADS");
+  constexpr int kThreads = THREADS;
+  constexpr int kWarps = THREADS / 32;
+  constexpr credit::WorkloadGeometry geometry = THREADS == )cuda" << ns << R"cuda(::kThreads ? )cuda" << ns << R"cuda(::geometry : )cuda" << ns << R"cuda(::geometry_wide_cta;
   // Seed 002: thread t's runs of VEC words, VEC words apart, accessed VEC words
   // wide, are bank-conflict-free without a pad (gcd(S, 32) <= w).
   static_assert(!credit::needsPad(VEC, 4, 4 * VEC), "the retained slice needs no padding");
@@ -1630,18 +1656,24 @@ void KernelEmitter::emitKernels() {
   os << "// Data kernels take (" << argNames() << ", M, N[, P]); pointers as in " << ns
      << "_body.\n";
   // rpt: register elements per thread and kept input ("0": not register-resident).
+  // wideCta: the twin with kWideCtaThreads threads (suffix _cta<threads>).
   auto dataKernel = [&](StringRef suffix, StringRef mode, int vec, bool cluster, StringRef note,
-                        StringRef rpt = "0") {
+                        StringRef rpt = "0", bool wideCta = false) {
     bool wideRegs = rpt == "credit::kRegsWideElemsPerThread";
     os << "// " << note << "\n";
-    os << "extern \"C\" __global__ void __launch_bounds__(" << geo.threads << ", "
-       << (wideRegs ? "CREDIT_MIN_CTAS_PER_SM_WIDE_REGS" : "CREDIT_MIN_CTAS_PER_SM") << ") " << ns << "_" << suffix
+    os << "extern \"C\" __global__ void __launch_bounds__("
+       << (wideCta ? wideCtaThreads() : geo.threads) << ", "
+       << (wideCta ? "CREDIT_MIN_CTAS_PER_SM_WIDE_CTA"
+                   : wideRegs ? "CREDIT_MIN_CTAS_PER_SM_WIDE_REGS" : "CREDIT_MIN_CTAS_PER_SM")
+       << ") " << ns << "_" << suffix << (wideCta ? formatv("_cta{0}", wideCtaThreads()).str() : "")
        << "(\n    " << kernelParams() << "long long M, int N" << (cluster ? ", int P" : "")
        << ") {\n";
-    os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ", " << rpt << ">("
-       << argNames() << ", M, N, " << (cluster ? "P" : "1") << ");\n";
+    os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ", " << rpt << ", "
+       << ns << "::" << (wideCta ? "kWideCtaThreads" : "kThreads") << ">(" << argNames() << ", M, N, "
+       << (cluster ? "P" : "1") << ");\n";
     os << "}\n";
   };
+  const bool twins = wideCtaThreads() > 0;
   if (wants(credit::Variant::Cluster)) {
     dataKernel("cluster_sync_v4", "CLUSTER_SYNC", 4, true,
                "Cluster of P CTAs per row (grid M*P, cluster dim P), sync protocol, float4 accesses.");
@@ -1650,26 +1682,49 @@ void KernelEmitter::emitKernels() {
                "Cluster of P CTAs per row, mbarrier protocol, float4 accesses.");
     dataKernel("cluster_mbarrier_v1", "CLUSTER_MBARRIER", 1, true, "Same, scalar accesses.");
     const char *wide = "credit::kRegsWideElemsPerThread";
-    dataKernel("cluster_regs_sync_v4", "CLUSTER_REGS_SYNC", 4, true,
-               "The cluster kernels for slices of at most credit::regsWideMaxN(kThreads) elements: the slice in\n"
-               "// registers instead of SMEM. Sync protocol, float4.", wide);
-    dataKernel("cluster_regs_sync_v1", "CLUSTER_REGS_SYNC", 1, true, "Same, scalar accesses.", wide);
-    dataKernel("cluster_regs_mbarrier_v4", "CLUSTER_REGS_MBARRIER", 4, true, "Same, mbarrier protocol, float4.", wide);
-    dataKernel("cluster_regs_mbarrier_v1", "CLUSTER_REGS_MBARRIER", 1, true, "Same, scalar accesses.", wide);
+    if (registerForms()) {
+      dataKernel("cluster_regs_sync_v4", "CLUSTER_REGS_SYNC", 4, true,
+                 "The cluster kernels for slices of at most credit::regsWideMaxN(kThreads) elements: the slice in\n"
+                 "// registers instead of SMEM. Sync protocol, float4.", wide);
+      dataKernel("cluster_regs_sync_v1", "CLUSTER_REGS_SYNC", 1, true, "Same, scalar accesses.", wide);
+      dataKernel("cluster_regs_mbarrier_v4", "CLUSTER_REGS_MBARRIER", 4, true, "Same, mbarrier protocol, float4.", wide);
+      dataKernel("cluster_regs_mbarrier_v1", "CLUSTER_REGS_MBARRIER", 1, true, "Same, scalar accesses.", wide);
+    }
+    if (twins) {
+      dataKernel("cluster_sync_v4", "CLUSTER_SYNC", 4, true,
+                 "The wide-CTA twins (kWideCtaThreads threads), run where the SMEM footprint allows one CTA\n"
+                 "// per SM (credit::useWideCta).", "0", true);
+      dataKernel("cluster_sync_v1", "CLUSTER_SYNC", 1, true, "Same, scalar accesses.", "0", true);
+      dataKernel("cluster_mbarrier_v4", "CLUSTER_MBARRIER", 4, true, "Same, mbarrier protocol.", "0", true);
+      dataKernel("cluster_mbarrier_v1", "CLUSTER_MBARRIER", 1, true, "Same, scalar accesses.", "0", true);
+    }
   }
   if (wants(credit::Variant::Staged)) {
     dataKernel("staged_v4", "STAGED", 4, false,
                "One CTA per row (grid M, no cluster), the row retained in SMEM, float4 accesses.");
     dataKernel("staged_v1", "STAGED", 1, false, "Same, scalar accesses.");
-    dataKernel("staged_regs_v4", "STAGED_REGS", 4, false,
-               "The staged kernel for rows of at most credit::regsMaxN(kThreads) elements: the row in registers, float4.",
-               "credit::kRegsElemsPerThread");
-    dataKernel("staged_regs_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.", "credit::kRegsElemsPerThread");
-    dataKernel("staged_regs_wide_v4", "STAGED_REGS", 4, false,
-               "Same for rows of at most credit::regsWideMaxN(kThreads) elements, float4.",
-               "credit::kRegsWideElemsPerThread");
-    dataKernel("staged_regs_wide_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.",
-               "credit::kRegsWideElemsPerThread");
+    if (registerForms()) {
+      dataKernel("staged_regs_v4", "STAGED_REGS", 4, false,
+                 "The staged kernel for rows of at most credit::regsMaxN(kThreads) elements: the row in registers, float4.",
+                 "credit::kRegsElemsPerThread");
+      dataKernel("staged_regs_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.", "credit::kRegsElemsPerThread");
+      dataKernel("staged_regs_wide_v4", "STAGED_REGS", 4, false,
+                 "Same for rows of at most credit::regsWideMaxN(kThreads) elements, float4.",
+                 "credit::kRegsWideElemsPerThread");
+      dataKernel("staged_regs_wide_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.",
+                 "credit::kRegsWideElemsPerThread");
+    }
+    if (twins) {
+      dataKernel("staged_v4", "STAGED", 4, false,
+                 "The wide-CTA twins (kWideCtaThreads threads), run where the SMEM staged kernel would fit one\n"
+                 "// CTA per SM (credit::useWideCta): the row in SMEM, float4.", "0", true);
+      dataKernel("staged_v1", "STAGED", 1, false, "Same, scalar accesses.", "0", true);
+      dataKernel("staged_regs_wide_v4", "STAGED_REGS", 4, false,
+                 "Same, the row in registers (at most credit::regsWideMaxN(kWideCtaThreads) elements), float4.",
+                 "credit::kRegsWideElemsPerThread", true);
+      dataKernel("staged_regs_wide_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.",
+                 "credit::kRegsWideElemsPerThread", true);
+    }
   }
   if (wants(credit::Variant::Reread)) {
     dataKernel("reread_v4", "REREAD", 4, false,
@@ -1686,7 +1741,7 @@ void KernelEmitter::emitKernels() {
       os << "extern \"C\" __global__ void __launch_bounds__(" << geo.threads << ", CREDIT_MIN_CTAS_PER_SM) " << ns
          << "_control_" << proto << "(long long M, int N, int P) {\n";
       os << "  " << ns << "::" << ns << "_body<1, " << ns << "::"
-         << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ", 0>(" << nulls
+         << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ", 0, " << ns << "::kThreads>(" << nulls
          << "M, N, P);\n";
       os << "}\n";
     }
@@ -1727,11 +1782,13 @@ void KernelEmitter::emitHost() {
   os << R"cuda(// Queries the device, validates the launch with credit::validateLaunch
 // (LaunchCheck.h) and launches. Returns 0, a credit::LaunchStatus (1..99; the
 // kernel is NOT launched) or kStatusCudaErrorBase + cudaError_t.
+// `geo`: the launched kernel's geometry (`geometry`, or `geometry_wide_cta` for
+// the wide-CTA twins): its threads per CTA and its Eq. 3 bound.
 template <typename... Params, typename... Args>
-inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long long M, long long N,
-                  long long smemBytes, bool checkLegal, credit::Protocol proto,
-                  const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
-                  Args... args) {
+inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, int P,
+                      long long M, long long N, long long smemBytes, bool checkLegal, credit::Protocol proto,
+                      const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
+                      Args... args) {
   int dev = 0, optin = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err == cudaSuccess)
@@ -1741,7 +1798,7 @@ inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long lon
 
   // Eq. 3 bound (credit::maxLegalN) for this P under THIS device's opt-in
   // limit; 0 = not checked (REREAD retains nothing).
-  const long long maxN = checkLegal ? max_legal_n(P < 1 ? 1 : P, proto, optin) : 0;
+  const long long maxN = checkLegal ? credit::maxLegalN(geo, P < 1 ? 1 : P, proto, optin) : 0;
   credit::LaunchRequest req{ptrs, elemBytes, numPtrs, M, N, P, clusterKernel,
                             static_cast<size_t>(smemBytes < 0 ? 0 : smemBytes), maxN};
   // First every check that needs no kernel attribute (the cluster limit is not
@@ -1755,7 +1812,7 @@ inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long lon
   if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(M * P), 1, 1);
-  cfg.blockDim = dim3(kThreads, 1, 1);
+  cfg.blockDim = dim3(static_cast<unsigned>(geo.threads), 1, 1);
   cfg.dynamicSmemBytes = static_cast<size_t>(smemBytes);
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
@@ -1778,6 +1835,30 @@ inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long lon
   if (status != credit::LaunchStatus::Ok) return static_cast<int>(status);
   err = cudaLaunchKernelEx(&cfg, kernel, args...);
   return err == cudaSuccess ? kStatusOk : kStatusCudaErrorBase + static_cast<int>(err);
+}
+
+template <typename... Params, typename... Args>
+inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long long M, long long N,
+                  long long smemBytes, bool checkLegal, credit::Protocol proto,
+                  const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
+                  Args... args) {
+  return launch_geo(kernel, geometry, clusterKernel, P, M, N, smemBytes, checkLegal, proto, ptrs, elemBytes,
+                    numPtrs, stream, args...);
+}
+
+// Whether this device runs the wide-CTA twin for a kernel of `smemBytes`
+// (credit::useWideCta); false where there is none or the query fails (the
+// launch then reports the error).
+inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
+  if (kWideCtaThreads == 0) return false;
+  int dev = 0, perSm = 0, optin = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return credit::useWideCta(kWideCtaThreads, smemBytes, wideSmemBytes, perSm, optin);
 }
 
 // C-string equality (no <cstring> needed).
@@ -1818,14 +1899,28 @@ inline bool same(const char* a, const char* b) {
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
     os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
-    os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
-    os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_regs_sync_v4 : " << ns
-       << "_cluster_regs_sync_v1)\n"
-       << "                               : (vec4 ? " << ns << "_cluster_regs_mbarrier_v4 : " << ns
-       << "_cluster_regs_mbarrier_v1);\n";
-    os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
-       << numPtrs << ", stream, " << castArgs << ", P);\n";
-    os << "  }\n";
+    if (registerForms()) {
+      os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
+      os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_regs_sync_v4 : " << ns
+         << "_cluster_regs_sync_v1)\n"
+         << "                               : (vec4 ? " << ns << "_cluster_regs_mbarrier_v4 : " << ns
+         << "_cluster_regs_mbarrier_v1);\n";
+      os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ", P);\n";
+      os << "  }\n";
+    }
+    if (wideCtaThreads() > 0) {
+      std::string t = formatv("_cta{0}", wideCtaThreads()).str();
+      os << "  if (wide_cta(smem_bytes(N, Pc, proto), smem_bytes_wide_cta(N, Pc, proto))) {  // one CTA per SM: twice the threads\n";
+      os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4" << t << " : " << ns
+         << "_cluster_sync_v1" << t << ")\n"
+         << "                               : (vec4 ? " << ns << "_cluster_mbarrier_v4" << t << " : " << ns
+         << "_cluster_mbarrier_v1" << t << ");\n";
+      os << "    return launch_geo(kernel, geometry_wide_cta, true, P, M, N, smem_bytes_wide_cta(N, Pc, proto), true, "
+            "proto, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ", P);\n";
+      os << "  }\n";
+    }
     os << "  auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4 : " << ns
        << "_cluster_sync_v1)\n"
        << "                             : (vec4 ? " << ns << "_cluster_mbarrier_v4 : " << ns
@@ -1837,16 +1932,35 @@ inline bool same(const char* a, const char* b) {
   if (wants(credit::Variant::Staged)) {
     os << "inline int staged(" << hostParams() << "long long M, long long N, cudaStream_t stream, bool regsOk) {\n";
     pre(true);
-    os << "  if (regsOk && N >= 1 && N <= credit::regsMaxN(kThreads)) {  // short rows: the row in registers\n";
-    os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
-    os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
-       << numPtrs << ", stream, " << castArgs << ");\n";
-    os << "  }\n";
-    os << "  if (regsOk && N >= 1 && N <= credit::regsWideMaxN(kThreads)) {  // up to twice that: the wide form\n";
-    os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4 : " << ns << "_staged_regs_wide_v1;\n";
-    os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
-       << numPtrs << ", stream, " << castArgs << ");\n";
-    os << "  }\n";
+    if (registerForms()) {
+      os << "  if (regsOk && N >= 1 && N <= credit::regsMaxN(kThreads)) {  // short rows: the row in registers\n";
+      os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
+      os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ");\n";
+      os << "  }\n";
+      os << "  if (regsOk && N >= 1 && N <= credit::regsWideMaxN(kThreads)) {  // up to twice that: the wide form\n";
+      os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4 : " << ns << "_staged_regs_wide_v1;\n";
+      os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ");\n";
+      os << "  }\n";
+    }
+    if (wideCtaThreads() > 0) {
+      std::string t = formatv("_cta{0}", wideCtaThreads()).str();
+      os << "  if (N >= 1 && wide_cta(smem_bytes(N, 1, credit::Protocol::Sync), smem_bytes_wide_cta(N, 1, "
+            "credit::Protocol::Sync))) {  // one CTA per SM: twice the threads\n";
+      os << "    if (regsOk && N <= credit::regsWideMaxN(kWideCtaThreads)) {  // the row in their registers\n";
+      os << "      auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4" << t << " : " << ns << "_staged_regs_wide_v1"
+         << t << ";\n";
+      os << "      return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
+            "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ");\n";
+      os << "    }\n";
+      os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
+      os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
+            "credit::Protocol::Sync), true, credit::Protocol::Sync, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ");\n";
+      os << "  }\n";
+    }
     os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
     os << "  return launch(kernel, false, 1, M, N, smem_bytes(N, 1, credit::Protocol::Sync), true, "
           "credit::Protocol::Sync, ptrs, elemBytes, "
@@ -1949,7 +2063,7 @@ inline bool same(const char* a, const char* b) {
            << "    return " << ns << "_launch_" << name << "(" << castList << "M, N, stream);\n  }\n";
     // The other form of the cluster and staged kernels (the launchers above
     // run the faster one measured on the H200): for tests and benchmarks.
-    if (wants(credit::Variant::Cluster))
+    if (wants(credit::Variant::Cluster) && registerForms())
       os << "  if (" << ns << "::host::same(variant, \"cluster_regs\"))\n    return " << ns
          << "::host::cluster(" << castList << "M, N, P, protocol, stream, true);\n";
     if (wants(credit::Variant::Staged))

@@ -45,17 +45,22 @@ struct BaselineTiming {
 };
 
 // The kernel the staged (`staged`) or reread launcher of a generated file runs
-// at row width N, and its dynamic SMEM: `credit_<K>_staged_regs_v*` for rows of
-// at most regsMaxN(threads) elements, `_staged_regs_wide_v*` up to
-// regsWideMaxN(threads), `_staged_v*` above (the row in SMEM, Eq. 3),
-// `_reread_v*`; v4 when N % 4 == 0 (the launchers also need 16-byte aligned
-// pointers, which timeBaselineKernel's allocations are), else v1.
+// at row width N on a device with `smemPerSm` / `smemOptin` bytes of SMEM per
+// SM / per block, its CTA size and dynamic SMEM: `credit_<K>_staged_regs_v*`
+// for rows of at most regsMaxN(threads) elements, `_staged_regs_wide_v*` up to
+// regsWideMaxN(threads), then the SMEM staged kernel `_staged_v*` -- or, where
+// that fits one CTA per SM (useWideCta; threads <= 256), its twin with twice
+// the threads, `_staged_regs_wide_v*_cta<2 threads>` (the row in its registers)
+// or `_staged_v*_cta<2 threads>`; `_reread_v*`. v4 when N % 4 == 0 (the
+// launchers also need 16-byte aligned pointers, which timeBaselineKernel's
+// allocations are), else v1.
 struct BaselineKernelChoice {
   std::string function;
+  int threads = 0;
   std::size_t smemBytes = 0;
 };
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
-                                       bool staged);
+                                       bool staged, long long smemPerSm, long long smemOptin);
 
 struct BaselineRequest {
   std::string source;         // the generated .cu (creditc output, staged/reread variants)

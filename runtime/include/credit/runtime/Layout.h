@@ -134,6 +134,23 @@ CREDIT_HD constexpr long long regsWideMaxN(int threads) {
 
 enum class Protocol : int { Sync = 0, Mbarrier = 1 };
 
+// CTAs of `smemBytes` dynamic SMEM that fit one SM's `smemPerSm` bytes (the
+// driver reserves 1 KiB per CTA on sm_80+).
+constexpr int kSmemReservedPerCta = 1024;
+CREDIT_HD constexpr long long ctasPerSmBySmem(long long smemBytes, long long smemPerSm) {
+  return smemPerSm / (smemBytes + kSmemReservedPerCta);
+}
+
+// The wide-CTA rule of the generated launchers: where a kernel's SMEM
+// footprint lets only one CTA reside per SM, its twin with twice the threads
+// (when generated, and legal with its own, slightly larger scratch) runs
+// instead, so the SM has twice the warps to overlap the passes with.
+CREDIT_HD constexpr bool useWideCta(int wideThreads, long long smemBytes, long long wideSmemBytes,
+                                    long long smemPerSm, long long smemOptin) {
+  return wideThreads > 0 && smemPerSm > 0 && ctasPerSmBySmem(smemBytes, smemPerSm) <= 1 &&
+         wideSmemBytes <= smemOptin;
+}
+
 // Passed BY VALUE everywhere: nvcc rejects binding a reference to a
 // namespace-scope constexpr object in device code ("identifier ... is undefined
 // in device code"), by-value copies of it are fine (NVRTC accepts both).

@@ -63,6 +63,7 @@ struct DeviceInfo {
   int ccMajor = 0, ccMinor = 0;
   int smCount = 0;
   int smemOptinBytes = 0;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+  int smemPerSmBytes = 0;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
   int l2Bytes = 0;
   int clockKHz = 0;     // -1 where the driver does not report it
   int memClockKHz = 0;  // -1 where the driver does not report it
