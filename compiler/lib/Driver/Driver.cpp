@@ -56,7 +56,7 @@ struct Options {
       "emit", cl::desc("What to print"), cl::init(EmitKind::Report),
       cl::values(clEnumValN(EmitKind::Report, "report", "The static report (default)"),
                  clEnumValN(EmitKind::MLIR, "mlir",
-                            "The credit dialect IR after canonicalization and CSE"),
+                            "The credit dialect IR after canonicalization, CSE and credit-reciprocal-div"),
                  clEnumValN(EmitKind::Cuda, "cuda", "The CUDA C++ translation unit"),
                  clEnumValN(EmitKind::Header, "header",
                             "The C/C++ header declaring its extern \"C\" launch API"),
