@@ -49,41 +49,37 @@ bool findKernelSignature(const std::string& source, const std::string& kernel,
 
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
                                        bool staged, long long smemPerSm, long long smemOptin) {
-  // The staged launcher's choice (CudaEmitter.cpp, host::staged).
   const std::string v = N % 4 == 0 ? "4" : "1";
   const std::string k = "credit_" + kernel;
-  const bool registerForms = geometry.threads <= 512;
   BaselineKernelChoice c;
   c.threads = geometry.threads;
-  const std::size_t scratch = static_cast<std::size_t>(scratchBytes(geometry, 1, Protocol::Sync));
+  c.smemBytes = static_cast<std::size_t>(scratchBytes(geometry, 1, Protocol::Sync));
   if (!staged) {
     c.function = k + "_reread_v" + v;
-    c.smemBytes = scratch;
     return c;
   }
-  if (registerForms && N <= regsWideMaxN(geometry.threads)) {
-    c.function = k + (N <= regsMaxN(geometry.threads) ? "_staged_regs_v" : "_staged_regs_wide_v") + v;
-    c.smemBytes = scratch;
-    return c;
-  }
+  // The staged launcher's rule (credit::stagedForm, Layout.h).
   WorkloadGeometry wide = geometry;
-  wide.threads = geometry.threads * 2;
-  const int wideThreads = wide.threads <= 512 ? wide.threads : 0;
-  if (N >= 1 && useWideCta(wideThreads, smemBytes(geometry, N, 1, Protocol::Sync),
-                           smemBytes(wide, N, 1, Protocol::Sync), smemPerSm, smemOptin)) {
-    const std::string t = "_cta" + std::to_string(wideThreads);
-    c.threads = wideThreads;
-    if (N <= regsWideMaxN(wideThreads)) {
+  wide.threads = wideCtaThreads(geometry.threads);
+  const std::string t = "_cta" + std::to_string(wide.threads);
+  switch (stagedForm(geometry, N, /*registersOk=*/true, smemPerSm, smemOptin)) {
+    case StagedForm::Registers: c.function = k + "_staged_regs_v" + v; break;
+    case StagedForm::WideRegisters: c.function = k + "_staged_regs_wide_v" + v; break;
+    case StagedForm::Smem:
+      c.function = k + "_staged_v" + v;
+      c.smemBytes = static_cast<std::size_t>(smemBytes(geometry, N, 1, Protocol::Sync));
+      break;
+    case StagedForm::WideCtaRegisters:
       c.function = k + "_staged_regs_wide_v" + v + t;
+      c.threads = wide.threads;
       c.smemBytes = static_cast<std::size_t>(scratchBytes(wide, 1, Protocol::Sync));
-    } else {
+      break;
+    case StagedForm::WideCtaSmem:
       c.function = k + "_staged_v" + v + t;
+      c.threads = wide.threads;
       c.smemBytes = static_cast<std::size_t>(smemBytes(wide, N, 1, Protocol::Sync));
-    }
-    return c;
+      break;
   }
-  c.function = k + "_staged_v" + v;
-  c.smemBytes = static_cast<std::size_t>(smemBytes(geometry, N, 1, Protocol::Sync));
   return c;
 }
 

@@ -95,3 +95,21 @@ TEST_CASE("useWideCta: twice the threads where one CTA fills an SM's shared memo
   CHECK_FALSE(credit::useWideCta(512, optin, optin + 32, perSm, optin));  // the twin is not legal
   CHECK_FALSE(credit::useWideCta(512, 128 * 1024, 128 * 1024, 0, optin));  // unknown device
 }
+
+TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", "[runtime][layout]") {
+  // The generic variant "staged_smem" (registersOk false).
+  const credit::WorkloadGeometry g{8, 2, 3, 4, 256};
+  const long long perSm = 233472, optin = 232448;
+  using credit::StagedForm;
+  CHECK(credit::stagedForm(g, 4096, false, perSm, optin) == StagedForm::Smem);
+  CHECK(credit::stagedForm(g, 16384, false, perSm, optin) == StagedForm::WideCtaSmem);
+  CHECK(credit::stagedForm(g, 16384, true, perSm, optin) == StagedForm::WideCtaRegisters);
+  CHECK(credit::stagedForm(g, 16384, true, 0, 0) == StagedForm::Smem);  // device not asked yet
+  CHECK(credit::stagedForm(g, 4096, true, 0, 0) == StagedForm::Registers);
+  const credit::WorkloadGeometry g1024{8, 2, 3, 4, 1024};  // no register forms, no twins
+  CHECK(credit::stagedForm(g1024, 4096, true, perSm, optin) == StagedForm::Smem);
+  CHECK(credit::wideCtaThreads(256) == 512);
+  CHECK(credit::wideCtaThreads(512) == 0);
+  CHECK(credit::hasRegisterForms(512));
+  CHECK_FALSE(credit::hasRegisterForms(1024));
+}

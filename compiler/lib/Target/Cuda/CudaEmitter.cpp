@@ -123,7 +123,7 @@ const char *const kInternalNames[] = {
     "vecPtrs", "vecBytes", "smemBytes", "maxLegal", "proto", "kernel", "status", "clusterKernel",
     "args", "lim", "req", "cfg", "attr", "maxCluster", "Kernel", "Args", "Params", "Pc", "maxN",
     "regsKernel", "kWideCtaThreads", "geometry_wide_cta", "smem_bytes_wide_cta", "wide_cta", "launch_geo",
-    "THREADS"};
+    "THREADS", "device_smem", "perSm", "form"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -220,12 +220,10 @@ private:
   std::string bodyParams() const;      // parameter list of the body template
   std::string kernelParams() const;    // data parameters of the __global__ wrappers
   std::string hostParams() const;      // data parameters of the launchers
-  /// Threads of the wide-CTA twins: 2 x the CTA size up to 512 (0: none;
-  /// 1024-thread CTAs get 64 registers per thread, which the kernels spill).
-  int wideCtaThreads() const { return geo.threads * 2 <= 512 ? geo.threads * 2 : 0; }
-  /// Whether the register-resident forms are generated: up to 512 threads
-  /// (at 1024, 64 registers per thread, they spill).
-  bool registerForms() const { return geo.threads <= 512; }
+  /// Threads of the wide-CTA twins (0: none) and whether the register-resident
+  /// forms are generated: credit::wideCtaThreads / hasRegisterForms (Layout.h).
+  int wideCtaThreads() const { return credit::wideCtaThreads(geo.threads); }
+  bool registerForms() const { return credit::hasRegisterForms(geo.threads); }
   std::string argNames() const;        // comma-joined data argument names
   // The extern "C" functions of the launch API, shared by the definitions
   // (emitHost) and the declarations (emitApiHeader).
@@ -1846,18 +1844,28 @@ inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long lon
                     numPtrs, stream, args...);
 }
 
-// Whether this device runs the wide-CTA twin for a kernel of `smemBytes`
-// (credit::useWideCta); false where there is none or the query fails (the
-// launch then reports the error).
-inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
-  if (kWideCtaThreads == 0) return false;
-  int dev = 0, perSm = 0, optin = 0;
+// This device's SMEM per SM and per block (opt-in), for the wide-CTA rule;
+// both 0 where there is no twin or the query fails (no twin then; the launch
+// reports the error).
+inline void device_smem(int& perSm, int& optin) {
+  perSm = 0;
+  optin = 0;
+  if (kWideCtaThreads == 0) return;
+  int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
     (void)cudaGetLastError();
-    return false;
+    perSm = 0;
+    optin = 0;
   }
+}
+
+// Whether this device runs the wide-CTA twin for a kernel of `smemBytes`
+// (credit::useWideCta).
+inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
+  int perSm = 0, optin = 0;
+  device_smem(perSm, optin);
   return credit::useWideCta(kWideCtaThreads, smemBytes, wideSmemBytes, perSm, optin);
 }
 
@@ -1932,13 +1940,24 @@ inline bool same(const char* a, const char* b) {
   if (wants(credit::Variant::Staged)) {
     os << "inline int staged(" << hostParams() << "long long M, long long N, cudaStream_t stream, bool regsOk) {\n";
     pre(true);
+    // The form: credit::stagedForm (Layout.h), the rule T_B measurement uses too.
+    // The device is asked for its SMEM sizes only where the row is not held in
+    // registers (the wide-CTA rule needs them).
+    os << "  credit::StagedForm form = credit::stagedForm(geometry, N, regsOk, 0, 0);\n";
+    if (wideCtaThreads() > 0) {
+      os << "  if (form == credit::StagedForm::Smem) {\n";
+      os << "    int perSm = 0, optin = 0;\n";
+      os << "    device_smem(perSm, optin);\n";
+      os << "    form = credit::stagedForm(geometry, N, regsOk, perSm, optin);\n";
+      os << "  }\n";
+    }
     if (registerForms()) {
-      os << "  if (regsOk && N >= 1 && N <= credit::regsMaxN(kThreads)) {  // short rows: the row in registers\n";
+      os << "  if (form == credit::StagedForm::Registers) {  // short rows: the row in registers\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
       os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
-      os << "  if (regsOk && N >= 1 && N <= credit::regsWideMaxN(kThreads)) {  // up to twice that: the wide form\n";
+      os << "  if (form == credit::StagedForm::WideRegisters) {  // up to twice that: the wide form\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4 : " << ns << "_staged_regs_wide_v1;\n";
       os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
@@ -1946,15 +1965,14 @@ inline bool same(const char* a, const char* b) {
     }
     if (wideCtaThreads() > 0) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
-      os << "  if (N >= 1 && wide_cta(smem_bytes(N, 1, credit::Protocol::Sync), smem_bytes_wide_cta(N, 1, "
-            "credit::Protocol::Sync))) {  // one CTA per SM: twice the threads\n";
-      os << "    if (regsOk && N <= credit::regsWideMaxN(kWideCtaThreads)) {  // the row in their registers\n";
-      os << "      auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4" << t << " : " << ns << "_staged_regs_wide_v1"
+      os << "  if (form == credit::StagedForm::WideCtaRegisters) {  // one CTA per SM: twice the threads, the row in their registers\n";
+      os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4" << t << " : " << ns << "_staged_regs_wide_v1"
          << t << ";\n";
-      os << "      return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
+      os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
             "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
-      os << "    }\n";
+      os << "  }\n";
+      os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
       os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
             "credit::Protocol::Sync), true, credit::Protocol::Sync, ptrs, elemBytes, "

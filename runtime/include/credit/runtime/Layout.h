@@ -151,6 +151,12 @@ CREDIT_HD constexpr bool useWideCta(int wideThreads, long long smemBytes, long l
          wideSmemBytes <= smemOptin;
 }
 
+// Which forms a file generated for `threads` per CTA carries: the register-
+// resident ones up to 512 threads (at 1024, 64 registers per thread, they
+// spill), wide-CTA twins with twice the threads up to 512 of them (0: none).
+CREDIT_HD constexpr bool hasRegisterForms(int threads) { return threads <= 512; }
+CREDIT_HD constexpr int wideCtaThreads(int threads) { return threads * 2 <= 512 ? threads * 2 : 0; }
+
 // Passed BY VALUE everywhere: nvcc rejects binding a reference to a
 // namespace-scope constexpr object in device code ("identifier ... is undefined
 // in device code"), by-value copies of it are fine (NVRTC accepts both).
@@ -241,6 +247,31 @@ CREDIT_HD constexpr long long smemBytes(WorkloadGeometry g, long long N, int P,
 CREDIT_HD constexpr bool isLegal(WorkloadGeometry g, long long N, int P, Protocol protocol,
                                  long long smemLimit) {
   return smemBytes(g, N, P, protocol) <= smemLimit;
+}
+
+// The staged kernel a generated file's staged launcher runs at row width N
+// (`registersOk` false: the generic variant "staged_smem"), on a device with
+// `smemPerSm` / `smemOptin` bytes of SMEM per SM / per block (0: unknown, no
+// twin). One rule for the launcher (CudaEmitter.cpp, host::staged) and for
+// T_B measurement (Baseline.cpp), so both time and run the same kernel.
+enum class StagedForm : int {
+  Registers,         // credit_K_staged_regs_v*: N <= regsMaxN(threads)
+  WideRegisters,     // credit_K_staged_regs_wide_v*: N <= regsWideMaxN(threads)
+  Smem,              // credit_K_staged_v*: the row in SMEM (Eq. 3)
+  WideCtaRegisters,  // credit_K_staged_regs_wide_v*_cta<2 threads>: N <= regsWideMaxN(2 threads)
+  WideCtaSmem,       // credit_K_staged_v*_cta<2 threads>
+};
+CREDIT_HD constexpr StagedForm stagedForm(WorkloadGeometry g, long long N, bool registersOk,
+                                          long long smemPerSm, long long smemOptin) {
+  if (registersOk && hasRegisterForms(g.threads) && N >= 1 && N <= regsWideMaxN(g.threads))
+    return N <= regsMaxN(g.threads) ? StagedForm::Registers : StagedForm::WideRegisters;
+  const int wide = wideCtaThreads(g.threads);
+  WorkloadGeometry wideGeometry = g;
+  wideGeometry.threads = wide;
+  if (N >= 1 && useWideCta(wide, smemBytes(g, N, 1, Protocol::Sync),
+                           smemBytes(wideGeometry, N, 1, Protocol::Sync), smemPerSm, smemOptin))
+    return registersOk && N <= regsWideMaxN(wide) ? StagedForm::WideCtaRegisters : StagedForm::WideCtaSmem;
+  return StagedForm::Smem;
 }
 
 // Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
