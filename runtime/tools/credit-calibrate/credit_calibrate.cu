@@ -535,8 +535,6 @@ struct Device {
   unsigned long long* scratch = nullptr;
 };
 
-// Launches `kernel` in clusters of P (grid = P: one cluster), `threads` per CTA,
-// dev.microSmem dynamic SMEM.
 // A launch of one cluster of P CTAs (grid = P), `smem` dynamic bytes each;
 // `attr` must outlive the returned configuration.
 static cudaLaunchConfig_t oneClusterConfig(cudaLaunchAttribute (&attr)[1], int P, int threads,
@@ -554,6 +552,8 @@ static cudaLaunchConfig_t oneClusterConfig(cudaLaunchAttribute (&attr)[1], int P
   return cfg;
 }
 
+// Launches `kernel` in clusters of P (grid = P: one cluster), `threads` per CTA,
+// dev.microSmem dynamic SMEM.
 template <class... KArgs, class... Args>
 bool launchCluster(Device& dev, void (*kernel)(KArgs...), int P, int threads, Args... args) {
   CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
