@@ -116,7 +116,7 @@ const char *const kInternalNames[] = {
     "VEC", "MODE", "M", "N", "P", "N_f", "kCluster", "kControl", "kRetain", "kSyncExchange",
     "kMbarExchange", "kProtocol", "tid", "warp", "lane", "rank", "row", "slice", "begin", "len",
     "layout", "smem", "warp_partials", "cta_partial", "slots", "bars", "stage_slots",
-    "stage_bar", "off", "vi", "stage", "base", "u", "kUnroll", "kBulk", "load_bars", "chunk",
+    "stage_bar", "off", "vi", "stage", "base", "u", "kUnroll", "kPassUnroll", "kBulk", "load_bars", "chunk",
     "c", "cbeg", "cend", "k", "bar",
     // launchers
     "protocol", "stream", "dev", "err", "optin", "sms", "vec4", "ptrs", "elemBytes",
@@ -1151,6 +1151,11 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
                     in4 = loopInd + "        ", in5 = loopInd + "          ";
   std::string lim = "len";
   os << ind << "if constexpr (!kControl) {\n";
+  // The persistent kernels' stage passes read SMEM only (their kept inputs
+  // came by bulk copy): half the unroll there keeps their row loop within 128
+  // registers; h, which streams the other inputs and stores, keeps it all.
+  os << c1 << "constexpr int kPassUnroll = "
+     << (pass.isStage ? "kPersistent ? (kUnroll + 1) / 2 : kUnroll" : "kUnroll") << ";\n";
   std::string loopHeader;
   if (chunked) {
     lim = "cend";
@@ -1169,19 +1174,19 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
            << " * credit::kLoadChunks + c), rowIter & 1u);  // " << in->src << "[chunk c] has landed\n";
       os << c2 << "}\n";
     }
-    loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
+    loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kPassUnroll * VEC * kThreads) {\n";
   } else {
-    loopHeader = "for (unsigned base = VEC * tid; base < len; base += kUnroll * VEC * kThreads) {\n";
+    loopHeader = "for (unsigned base = VEC * tid; base < len; base += kPassUnroll * VEC * kThreads) {\n";
   }
   // The loop body, printed once per loop form below (`os` is the body's stream).
   auto body = [&](raw_ostream &os) {
   // Loads.
   for (InputInfo *in : pass.rowInputs)
-    os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
+    os << in2 << "float " << in->vec << "[kPassUnroll][VEC];\n";
   for (InputInfo *in : pass.broadcastInputs)
-    os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
+    os << in2 << "float " << in->vec << "[kPassUnroll][VEC];\n";
   os << in2 << "#pragma unroll\n";
-  os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
+  os << in2 << "for (int u = 0; u < kPassUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
   os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs) {
@@ -1210,7 +1215,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in2 << "}\n";
   // Consume.
   os << in2 << "#pragma unroll\n";
-  os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
+  os << in2 << "for (int u = 0; u < kPassUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
   os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs) {
@@ -1534,10 +1539,9 @@ void KernelEmitter::emitBody() {
   // loop has no back edge.
   constexpr bool kPersistent = (MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER) &&
                                THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads;
-  // Loads in flight per thread and input in every pass (see the loops). The
-  // persistent kernels fill their slices with bulk copies, so their passes
-  // mostly read SMEM: half the float4 unroll, for the registers (see above).
-  constexpr int kUnroll = VEC == 4 ? (kPersistent ? (CREDIT_UNROLL_VEC4 + 1) / 2 : CREDIT_UNROLL_VEC4) : CREDIT_UNROLL_VEC1;
+  // Loads in flight per thread and input in every pass (see the loops; the
+  // persistent kernels' stage passes use half, kPassUnroll).
+  constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
   constexpr int kRegIters = kRegs ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
   // Float4 register forms load every kept input's row (slice) at entry; the
   // scalar ones (kUnroll = 8: four times the loads) keep them as the first
