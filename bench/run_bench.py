@@ -78,19 +78,13 @@ class CreditKernels:
         """The form the launchers do not run (an ablation, recorded as
         otherform_*): the staged kernel in SMEM where the launcher holds the
         row in registers, the cluster kernel with the slice in registers
-        where it fits, and with one cluster per row where the launcher may
-        run the persistent kernel."""
+        where it fits."""
         out = []
         if N <= STAGED_REGS_MAX_N and self.max_n(b"staged", 1, 0) >= N:
             out.append(("staged_smem", 1, 0))
         if N <= CLUSTER_REGS_MAX_N:
             out += [("cluster_regs", P, protocol) for v, P, protocol in self.configs(N)
                     if v == "cluster" and -(-N // P) <= CLUSTER_REGS_MAX_SLICE]
-        # The cluster kernel with one cluster per row (grid M*P), where the
-        # launcher may run the persistent twin (slices of 8192 and more).
-        if N >= 32768:
-            out += [("cluster_onerow", P, protocol) for v, P, protocol in self.configs(N)
-                    if v == "cluster" and -(-N // P) >= 8192]
         return out
 
     def configs(self, N):
@@ -117,8 +111,6 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant == "cluster_onerow":
-        return f"onerow_cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     if variant in ("cluster", "cluster_regs"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     return "staged" if variant == "staged_smem" else variant

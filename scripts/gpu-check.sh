@@ -36,10 +36,6 @@ for tool in memcheck racecheck synccheck; do
   CREDIT_GPU_TEST_SCOPE=tiny CREDIT_GPU_TEST_MAX_P=$maxp run compute-sanitizer --tool $tool --error-exitcode 9 \
     /tmp/b-gpu/credit-gpu-tests "every variant*" > "$out/sanitizer-$tool.txt" 2>&1
   tail -4 "$out/sanitizer-$tool.txt"
-  step "compute-sanitizer $tool (persistent cluster kernels: cluster P=2, M=200, N=32768)"
-  CREDIT_GPU_TEST_SCOPE=persistent run compute-sanitizer --tool $tool --error-exitcode 9 \
-    /tmp/b-gpu/credit-gpu-tests "every variant*" > "$out/sanitizer-persistent-$tool.txt" 2>&1
-  tail -4 "$out/sanitizer-persistent-$tool.txt"
 done
 
 if [ "${CREDIT_SKIP_PEERS:-0}" != 1 ]; then

@@ -14,10 +14,7 @@
 //
 // The forms the launchers do not run are checked as well: "staged_smem" (the
 // row in SMEM where the staged launcher uses registers) and "cluster_regs"
-// (the slice in registers, where it fits), and "cluster_onerow" (the
-// persistent twins run one row per cluster, N >= 65536).
-// CREDIT_GPU_TEST_SCOPE=persistent: the persistent kernels only (cluster P = 2,
-// M = 200, N = 32768: several rows per cluster), for compute-sanitizer.
+// (the slice in registers, where it fits).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
 // 4099, 8192, 12289, 16384 and 32768 -- the float4 path with bulk copies in
 // the SMEM forms, the scalar path, the register forms and the wide-CTA twins --
@@ -157,13 +154,13 @@ std::string scope() {
 }
 
 struct Config {
-  // cluster, staged, reread; cluster_regs, staged_smem, cluster_onerow (the
-  // forms the launchers do not run); auto: the model-driven dispatch (_launch_auto)
+  // cluster, staged, reread; cluster_regs, staged_smem (the forms the
+  // launchers do not run); auto: the model-driven dispatch (_launch_auto)
   std::string variant;
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
-    if (variant == "cluster" || variant == "cluster_regs" || variant == "cluster_onerow")
+    if (variant == "cluster" || variant == "cluster_regs")
       return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
@@ -379,11 +376,6 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
         out.push_back({"cluster", P, protocol});
         if (otherForms)
           out.push_back({"cluster_regs", P, protocol});
-        // The launcher runs the persistent kernel where its twin is used
-        // (wide slices); "cluster_onerow" runs the same kernel one row per
-        // cluster, so both grids are checked.
-        if (N >= 65536)
-          out.push_back({"cluster_onerow", P, protocol});
       }
   return out;
 }
@@ -406,22 +398,12 @@ void runWorkload(const Workload &w) {
     // 32768: the 512-thread cluster twins at P = 2.
     Ns = {4096, 4099, 8192, 12289, 16384, 32768};
     Ms = {3};
-  } else if (scope() == "persistent") { // under compute-sanitizer: the persistent cluster kernels
-    // 32768 at P = 2: the 512-thread twins where two kept inputs fill an SM's
-    // SMEM; 200 rows are more than the ~66 resident clusters, so each cluster
-    // runs several rows and refills its slices from the next row's.
-    Ns = {32768};
-    Ms = {200};
   }
   std::random_device rd;
   Totals totals;
   for (long long N : Ns)
     for (long long M : Ms) {
       std::vector<Config> configs = configsFor(w, N);
-      if (scope() == "persistent")
-        configs.erase(std::remove_if(configs.begin(), configs.end(),
-                                     [](const Config &c) { return c.variant != "cluster" || c.P != 2; }),
-                      configs.end());
       uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
       INFO("seed " << seed);
       Problem problem(w, M, N, seed);

@@ -35,11 +35,11 @@
 //     smem = 786432+224 = 786656 (no) | 393216+240 = 393456 (no) | 196608+256 = 196864 (yes)
 //          | 98304+304 = 98608 (yes)  | 49152+400 = 49552 (yes)
 // SM90-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 232448 : i64, table = [
-// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19352 : i64, portable = true, scratch_mbarrier = 272 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
-// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38696 : i64, portable = true, scratch_mbarrier = 304 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
-// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77392 : i64, portable = true, scratch_mbarrier = 368 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
-// SM90-SAME: {P = 8 : i64, legal = true, max_N = 154752 : i64, portable = true, scratch_mbarrier = 496 : i64, scratch_sync = 304 : i64, smem = 98608 : i64},
-// SM90-SAME: {P = 16 : i64, legal = true, max_N = 309376 : i64, portable = false, scratch_mbarrier = 752 : i64, scratch_sync = 400 : i64, smem = 49552 : i64}],
+// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19352 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
+// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38696 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
+// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77392 : i64, portable = true, scratch_mbarrier = 288 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM90-SAME: {P = 8 : i64, legal = true, max_N = 154752 : i64, portable = true, scratch_mbarrier = 352 : i64, scratch_sync = 304 : i64, smem = 98608 : i64},
+// SM90-SAME: {P = 16 : i64, legal = true, max_N = 309376 : i64, portable = false, scratch_mbarrier = 480 : i64, scratch_sync = 400 : i64, smem = 49552 : i64}],
 // SM90-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // N = 1000 exercises the slice rounding: ceil(1000/P) = 1000, 500, 250, 125, 63
@@ -59,15 +59,15 @@
 //   P=4: (101376-256)/12 = 8426.7 -> 8424 -> 33696   | P=8: (101376-304)/12 = 8422.7 -> 8420 -> 67360
 //   N = 65536: only P = 8 fits (98608 <= 101376; P = 4 needs 196864).
 // SM120-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 101376 : i64, table = [
-// SM120-SAME: {P = 1 : i64, legal = false, max_N = 8428 : i64, portable = true, scratch_mbarrier = 272 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
-// SM120-SAME: {P = 2 : i64, legal = false, max_N = 16856 : i64, portable = true, scratch_mbarrier = 304 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
-// SM120-SAME: {P = 4 : i64, legal = false, max_N = 33696 : i64, portable = true, scratch_mbarrier = 368 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
-// SM120-SAME: {P = 8 : i64, legal = true, max_N = 67360 : i64, portable = true, scratch_mbarrier = 496 : i64, scratch_sync = 304 : i64, smem = 98608 : i64}],
+// SM120-SAME: {P = 1 : i64, legal = false, max_N = 8428 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
+// SM120-SAME: {P = 2 : i64, legal = false, max_N = 16856 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
+// SM120-SAME: {P = 4 : i64, legal = false, max_N = 33696 : i64, portable = true, scratch_mbarrier = 288 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM120-SAME: {P = 8 : i64, legal = true, max_N = 67360 : i64, portable = true, scratch_mbarrier = 352 : i64, scratch_sync = 304 : i64, smem = 98608 : i64}],
 // SM120-SAME: target = "sm_120", threads = 256 : i64}}
 //
 // Without N (sm_100, same limits as sm_90): no N, no smem / legal per row.
 // NON-LABEL: credit.kernel @three_kept attributes {credit.legality = {smem_limit = 232448 : i64, table = [
-// NON-SAME: {P = 1 : i64, max_N = 19352 : i64, portable = true, scratch_mbarrier = 272 : i64, scratch_sync = 224 : i64},
+// NON-SAME: {P = 1 : i64, max_N = 19352 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64},
 // NON:      target = "sm_100", threads = 256 : i64}}
 //
 // An unknown target or a negative N is an error on the kernel.

@@ -123,8 +123,8 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
   // loadBars 4*8 per kept input = 32 (both protocols).
   CHECK(numKeptArrays(g) == 1);
   CHECK(scratchBytes(g, 8, Protocol::Sync) == 64 + 16 + 64 + 32);
-  // Mbarrier: two exchange buffers, slots 2*8*3*4 = 192, mbarriers 2*2*8 = 32, loadBars 32.
-  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 64 + 16 + 192 + 32 + 32);
+  // Mbarrier: slots 8*3*4 = 96, mbarriers 2*8 = 16, loadBars 32.
+  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 64 + 16 + 96 + 16 + 32);
   // P = 1 keeps the uniform formula: slots 2*4 = 8 -> 16.
   CHECK(scratchBytes(g, 1, Protocol::Sync) == 64 + 16 + 16 + 32);
   CHECK(smemBytes(g, 65536, 8, Protocol::Sync) == 8192 * 4 + 176);
@@ -144,7 +144,7 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
       CHECK(l.mbarOffset - l.slotsOffset >= slotFloats * 4);
       // The mbarrier region (2 stages * 8 B = 16, Mbarrier only), then the
       // bulk loads' mbarriers: kLoadChunks per kept array.
-      CHECK(l.loadBarOffset - l.mbarOffset == (proto == Protocol::Mbarrier ? 32 : 0));  // 2 buffers x 2 stages x 8 B
+      CHECK(l.loadBarOffset - l.mbarOffset == (proto == Protocol::Mbarrier ? 16 : 0));
       CHECK(l.keepOffset - l.loadBarOffset ==
             alignedRegion(numKeptArrays(g) * kLoadChunks * kMbarrierBytes));
       CHECK(l.keepOffset - l.loadBarOffset == 32);

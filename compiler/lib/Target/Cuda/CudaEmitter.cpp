@@ -116,7 +116,7 @@ const char *const kInternalNames[] = {
     "VEC", "MODE", "M", "N", "P", "N_f", "kCluster", "kControl", "kRetain", "kSyncExchange",
     "kMbarExchange", "kProtocol", "tid", "warp", "lane", "rank", "row", "slice", "begin", "len",
     "layout", "smem", "warp_partials", "cta_partial", "slots", "bars", "stage_slots",
-    "stage_bar", "off", "vi", "stage", "base", "u", "kUnroll", "kPassUnroll", "kBulk", "load_bars", "chunk",
+    "stage_bar", "off", "vi", "stage", "base", "u", "kUnroll", "kBulk", "load_bars", "chunk",
     "c", "cbeg", "cend", "k", "bar",
     // launchers
     "protocol", "stream", "dev", "err", "optin", "sms", "vec4", "ptrs", "elemBytes",
@@ -177,36 +177,10 @@ struct StageInfo {
   int qPrefix = 0;                       // q_1 + ... + q_{l-1}
 };
 
-/// Forwards to another stream, adding `extra` spaces at the start of every
-/// non-empty line: the body's per-row loop re-indents the stage and pass code
-/// (printed with the body's two spaces) without threading an indent through
-/// every printer. Unbuffered, so a change of `extra` applies from the next
-/// character on.
-class IndentingStream : public raw_ostream {
-public:
-  explicit IndentingStream(raw_ostream &out) : out(out) { SetUnbuffered(); }
-  unsigned extra = 0;
-
-private:
-  void write_impl(const char *ptr, size_t size) override {
-    for (size_t i = 0; i < size; ++i) {
-      if (atLineStart && ptr[i] != '\n')
-        out.indent(extra);
-      out << ptr[i];
-      atLineStart = ptr[i] == '\n';
-    }
-    pos += size;
-  }
-  uint64_t current_pos() const override { return pos; }
-  raw_ostream &out;
-  bool atLineStart = true;
-  uint64_t pos = 0;
-};
-
 class KernelEmitter {
 public:
-  KernelEmitter(cr::KernelOp kernel, const credit::CudaEmitOptions &options, raw_ostream &out)
-      : kernel(kernel), options(options), indented(out), os(indented), rowP(ExprStyle::Cuda),
+  KernelEmitter(cr::KernelOp kernel, const credit::CudaEmitOptions &options, raw_ostream &os)
+      : kernel(kernel), options(options), os(os), rowP(ExprStyle::Cuda),
         mathP(ExprStyle::Math) {}
 
   mlir::LogicalResult run();
@@ -238,16 +212,12 @@ private:
   void emitRowLevelOp(Operation *op, const std::string &indent);
   void emitStage(StageInfo &s);
   void emitPassLoop(PassInfo &pass, const std::string &indent);
-  /// Thread 0's bulk copies of chunk `c` ([cbeg, cend)) of every kept slice of
-  /// row `rowExpr`, each completing on its chunk's load mbarrier.
-  void emitChunkCopies(const std::string &indent, const std::string &rowExpr);
   void emitApply(PassInfo &pass);
   std::string passLabel(int pass) const;
   std::string laterReaders(const InputInfo &in) const;
 
   // Signatures.
   std::string bodyParams() const;      // parameter list of the body template
-  std::string bodyArgNames() const;    // its data parameters' names, each followed by ", "
   std::string kernelParams() const;    // data parameters of the __global__ wrappers
   std::string hostParams() const;      // data parameters of the launchers
   /// Threads of the wide-CTA twins (0: none) and whether the register-resident
@@ -263,7 +233,6 @@ private:
 
   cr::KernelOp kernel;
   const credit::CudaEmitOptions &options;
-  IndentingStream indented; // what `os` writes to (see emitBody's row loop)
   raw_ostream &os;
 
   std::string K;   // kernel name
@@ -1053,15 +1022,6 @@ __device__ float control_sink;
 // The body template
 //===----------------------------------------------------------------------===//
 
-std::string KernelEmitter::bodyArgNames() const {
-  std::string s;
-  for (auto &in : inputs)
-    s += in->gmem + ", ";
-  for (const OutputInfo &o : outputs)
-    s += o.gmem + ", ";
-  return s;
-}
-
 std::string KernelEmitter::bodyParams() const {
   std::string s;
   for (auto &in : inputs)
@@ -1140,53 +1100,37 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   for (InputInfo *in : pass.rowInputs)
     if (in->firstPass == p && in->keptIndex >= 0)
       landing.push_back(in);
-  // h, the last pass over the kept slices, walks them chunk by chunk too in the
-  // bulk-load kernels, and refills each chunk with the next row's copy once
-  // every thread has read it (the persistent cluster kernels' prefetch).
-  const bool refill = !pass.isStage && !traffic.kept.empty();
-  const bool chunked = !landing.empty() || refill;
   const std::string c1 = ind + "  ", c2 = ind + "    ";
-  const std::string loopInd = chunked ? c1 : ind;
+  const std::string loopInd = landing.empty() ? ind : c1;
   const std::string in1 = loopInd + "  ", in2 = loopInd + "    ", in3 = loopInd + "      ",
                     in4 = loopInd + "        ", in5 = loopInd + "          ";
   std::string lim = "len";
   os << ind << "if constexpr (!kControl) {\n";
-  // The persistent kernels' stage passes read SMEM only (their kept inputs
-  // came by bulk copy): half the unroll there keeps their row loop within 128
-  // registers; h, which streams the other inputs and stores, keeps it all.
-  os << c1 << "constexpr int kPassUnroll = "
-     << (pass.isStage ? "kPersistent ? (kUnroll + 1) / 2 : kUnroll" : "kUnroll") << ";\n";
   std::string loopHeader;
-  if (chunked) {
+  if (!landing.empty()) {
     lim = "cend";
-    if (refill)
-      os << c1 << "// Persistent kBulk: chunk by chunk, each refilled with the next row's once read (one sweep otherwise).\n";
-    else
-      os << c1 << "// kBulk: chunk c of the slice once its bulk copies have landed (one sweep otherwise).\n";
-    const std::string chunks = refill ? "kBulk && kPersistent" : "kBulk";
-    os << c1 << "for (int c = 0; c < (" << chunks << " ? credit::kLoadChunks : 1); ++c) {\n";
-    os << c2 << "const unsigned cbeg = " << chunks << " ? (c * chunk < len ? c * chunk : len) : 0u;\n";
-    os << c2 << "const unsigned cend = " << chunks << " ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
-    if (!landing.empty()) {
-      os << c2 << "if constexpr (kBulk) {  // this row's copies complete phase (rowIter % 2) of each chunk's mbarrier\n";
-      for (InputInfo *in : landing)
-        os << c2 << "  credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
-           << " * credit::kLoadChunks + c), rowIter & 1u);  // " << in->src << "[chunk c] has landed\n";
-      os << c2 << "}\n";
-    }
-    loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kPassUnroll * VEC * kThreads) {\n";
+    os << c1 << "// kBulk: chunk c of the slice once its bulk copies have landed (one sweep otherwise).\n";
+    os << c1 << "for (int c = 0; c < (kBulk ? credit::kLoadChunks : 1); ++c) {\n";
+    os << c2 << "const unsigned cbeg = kBulk ? (c * chunk < len ? c * chunk : len) : 0u;\n";
+    os << c2 << "const unsigned cend = kBulk ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
+    os << c2 << "if constexpr (kBulk) {\n";
+    for (InputInfo *in : landing)
+      os << c2 << "  credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
+         << " * credit::kLoadChunks + c), 0);  // " << in->src << "[chunk c] has landed\n";
+    os << c2 << "}\n";
+    loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
   } else {
-    loopHeader = "for (unsigned base = VEC * tid; base < len; base += kPassUnroll * VEC * kThreads) {\n";
+    loopHeader = "for (unsigned base = VEC * tid; base < len; base += kUnroll * VEC * kThreads) {\n";
   }
   // The loop body, printed once per loop form below (`os` is the body's stream).
   auto body = [&](raw_ostream &os) {
   // Loads.
   for (InputInfo *in : pass.rowInputs)
-    os << in2 << "float " << in->vec << "[kPassUnroll][VEC];\n";
+    os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
   for (InputInfo *in : pass.broadcastInputs)
-    os << in2 << "float " << in->vec << "[kPassUnroll][VEC];\n";
+    os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
   os << in2 << "#pragma unroll\n";
-  os << in2 << "for (int u = 0; u < kPassUnroll; ++u) {\n";
+  os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
   os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs) {
@@ -1215,7 +1159,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in2 << "}\n";
   // Consume.
   os << in2 << "#pragma unroll\n";
-  os << in2 << "for (int u = 0; u < kPassUnroll; ++u) {\n";
+  os << in2 << "for (int u = 0; u < kUnroll; ++u) {\n";
   os << in3 << "const unsigned off = base + u * VEC * kThreads;\n";
   os << in3 << "if (off >= " << lim << ") break;\n";
   for (InputInfo *in : pass.rowInputs) {
@@ -1351,39 +1295,10 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << deeper;
   os << in2 << "}\n";
   os << in1 << "}\n";
-  if (refill) {
-    os << c2 << "if constexpr (kBulk && kPersistent) {\n";
-    os << c2 << "  // Chunk c of every kept slice has had its last read of this row: refill it\n"
-       << c2 << "  // with the next row's (persistent kernels), in flight during this row's\n"
-       << c2 << "  // remaining chunks, stores and exchange-free tail.\n";
-    os << c2 << "  __syncthreads();  // every thread's reads (and T(x) writes) of chunk c are done\n";
-    os << c2 << "  if (tid == 0 && next_row < M) {\n";
-    os << c2 << "    credit_fence_proxy_async_smem();  // order them before the async proxy's writes\n";
-    emitChunkCopies(c2 + "    ", "next_row");
-    os << c2 << "  }\n";
-    os << c2 << "}\n";
-  }
-  if (chunked)
+  if (!landing.empty())
     os << c1 << "}\n";
   os << ind << "}\n";
   (void)in5;
-}
-
-void KernelEmitter::emitChunkCopies(const std::string &ind, const std::string &rowExpr) {
-  // In the order the passes first read them, so the first pass's chunks land first.
-  llvm::SmallVector<InputInfo *> kept;
-  for (cr::InputOp k : traffic.kept)
-    kept.push_back(inputOf.lookup(k));
-  llvm::stable_sort(kept, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
-  for (InputInfo *in : kept) {
-    os << ind << "{  // " << in->src << "[chunk c] of row " << rowExpr << "\n";
-    os << ind << "  const uint32_t bar = credit_smem_addr(load_bars + " << in->keptIndex
-       << " * credit::kLoadChunks + c);\n";
-    os << ind << "  credit_mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);  // an empty chunk completes at once\n";
-    os << ind << "  if (cend > cbeg) credit_bulk_load(credit_smem_addr(" << in->smem << " + cbeg), " << in->gmem
-       << " + " << rowExpr << " * N + begin + cbeg, (cend - cbeg) * 4, bar);\n";
-    os << ind << "}\n";
-  }
 }
 
 void KernelEmitter::emitStage(StageInfo &st) {
@@ -1430,7 +1345,7 @@ void KernelEmitter::emitStage(StageInfo &st) {
     os << I << "float " << st.result[j] << ";  // r_{" << l << "," << j + 1 << "}\n";
   os << I << "if constexpr (kSyncExchange) {\n";
   if (st.index == 0)
-    os << I << "  if (rowIter == 0) credit_cluster_wait();  // rule 0: every CTA of the cluster has started (arrived at entry)\n";
+    os << I << "  credit_cluster_wait();  // rule 0: every CTA of the cluster has started (arrived at entry)\n";
   os << I << "  credit_push_sync<" << q
      << ">(cta_partial, slots, P);  // threads < P: our q partials -> slots[rank][*] of peer t (self included)\n";
   os << I << "  credit_cluster_sync();  // stage " << l
@@ -1445,23 +1360,23 @@ void KernelEmitter::emitStage(StageInfo &st) {
     os << "; last stage: exit rule (no CTA exits while a peer may still write to it)\n";
   os << I << "} else if constexpr (kMbarExchange) {\n";
   if (st.index == 0)
-    os << I << "  if (rowIter == 0) credit_cluster_wait();  // set-up barrier, second half: every CTA started, its mbarriers initialised\n";
-  os << I << "  float* const stage_slots = slots + P * (xbuf * qSum + " << st.qPrefix << ");  // stage " << l
-     << "'s own [P][" << q << "] slot set in this row's buffer\n";
-  os << I << "  uint64_t* const stage_bar = bars + xbuf * L + " << st.index << ";\n";
+    os << I << "  credit_cluster_wait();  // set-up barrier, second half: every CTA started, its mbarriers initialised\n";
+  os << I << "  float* const stage_slots = slots + P * " << st.qPrefix << ";  // stage " << l
+     << "'s own [P][" << q << "] slot set, never reused\n";
+  os << I << "  uint64_t* const stage_bar = bars + " << st.index << ";\n";
   os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
      << " * 4);  // P * q_" << l << " * 4 bytes will land here\n";
   os << I << "  credit_push_async<" << q
      << ">(cta_partial, stage_slots, stage_bar, P);  // threads < P: st.async to peer t, complete_tx on its bar\n";
   os << I << "  if (P == 1) __syncthreads();  // P = 1: thread 0 stored the slots locally (see credit_push_async)\n";
-  os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), xphase);  // the phase completes once all P * q_" << l
+  os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), 0);  // phase 0 completes once all P * q_" << l
      << " * 4 bytes have landed\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = credit_combine_slots<" << kindMacro(red.getKind())
        << ">(stage_slots, " << j << ", " << q << ", P);  // fixed order 0..P-1\n";
   if (st.index + 1 == L)
     os << I << "  // No exit barrier: this CTA has waited for every byte pushed into it (all L\n"
-       << I << "  // stages of all its rows), so no peer still writes to its SMEM when it exits.\n";
+       << I << "  // stages), so no peer still writes to its SMEM when it exits.\n";
   os << I << "} else {\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = cta_partial[" << j
@@ -1489,13 +1404,12 @@ void KernelEmitter::emitStage(StageInfo &st) {
 
 void KernelEmitter::emitBody() {
   os << "// ===== the schedule: ONE device template, every variant =====\n";
-  os << "// " << ns << "_row does one row; " << ns << "_body sets up and runs the CTA's rows.\n";
   os << "// Thread t of CTA `rank` handles elements begin + VEC*(t + 256k) of its slice in every\n"
         "// pass and every MODE; MODE only changes where elements come from (HBM / retained\n"
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
-  // Flags, thread and slice geometry, SMEM carve-up and the kept slices: the
-  // same text at the top of the per-row function and of the body.
-  auto preamble = [&](bool rowFn) {
+  os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
+  os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
+  os << "    long long M, int N, int P) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
   static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_REGS_MBARRIER, "MODE");
   // THREADS: this instantiation's CTA size, kThreads or kWideCtaThreads (the
@@ -1529,38 +1443,22 @@ void KernelEmitter::emitBody() {
   // (rows 16-byte aligned and N % 4 == 0, so every slice and chunk starts
   // 16-byte aligned and is a multiple of 16 bytes long).
   constexpr bool kBulk = kRetain && VEC == 4 && numKept > 0;
-  // Only the wide-CTA twins of the SMEM cluster kernels loop (kPersistent):
-  // they run where one CTA fills an SM, so nothing else on the SM overlaps a
-  // row's load, exchange and store, and their launch bounds allow 128
-  // registers. ptxas allocates the row body inside a loop with ~30 more live
-  // registers than the loop-free body (measured: 53 -> 80 and ~400 B of spills
-  // in the 256-thread float4 cluster kernels, capped at 80 by 3 CTAs per SM),
-  // so every other kernel runs exactly the row of its CTA (cluster) and its
-  // loop has no back edge.
-  constexpr bool kPersistent = (MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER) &&
-                               THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads;
-  // Loads in flight per thread and input in every pass (see the loops; the
-  // persistent kernels' stage passes use half, kPassUnroll).
+  // Loads in flight per thread and input in every pass (see the loops).
   constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
   constexpr int kRegIters = kRegs ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
   // Float4 register forms load every kept input's row (slice) at entry; the
   // scalar ones (kUnroll = 8: four times the loads) keep them as the first
   // pass reads them, which needs fewer registers at once and does not spill.
   constexpr bool kRegPrefetch = kRegs && VEC == 4;
+  (void)M;  // the grid has exactly one row (cluster variants: P CTAs) per row
   if constexpr (!kCluster) P = 1;
 
   const unsigned tid = threadIdx.x;
   const unsigned warp = tid / 32;
   const unsigned lane = tid % 32;
   const int rank = kCluster ? static_cast<int>(credit_cluster_ctarank()) : 0;  // c
-  // The rows of this CTA (cluster variants: of its cluster; every CTA of a
-  // cluster runs the same ones): row0, row0 + rowStride, ... below M. A grid of
-  // one CTA (cluster) per row runs one each; the persistent launch runs as many
-  // clusters as are resident at once, each prefetching its next row (see h).
-  const long long row0 = kCluster ? static_cast<long long>(blockIdx.x / static_cast<unsigned>(P))
-                                  : static_cast<long long>(blockIdx.x);
-  const long long rowStride = kPersistent ? static_cast<long long>(gridDim.x / static_cast<unsigned>(P)) : 1;
-  const long long rowEnd = kPersistent ? M : (row0 < M ? row0 + 1 : row0);
+  const long long row = kCluster ? static_cast<long long>(blockIdx.x / static_cast<unsigned>(P))
+                                 : static_cast<long long>(blockIdx.x);
   // This CTA's slice [begin, begin + len) of the row; it may be empty (len == 0):
   // the loops then do nothing, but every barrier below is still reached by
   // every thread (there is no early return anywhere).
@@ -1575,7 +1473,7 @@ void KernelEmitter::emitBody() {
   float* const warp_partials = reinterpret_cast<float*>(smem + layout.warpPartialsOffset);  // [kWarps][qMax]
   float* const cta_partial = reinterpret_cast<float*>(smem + layout.ctaPartialOffset);      // [qMax]
   float* const slots = reinterpret_cast<float*>(smem + layout.slotsOffset);  // sync: [P][q_l]; mbarrier: per stage
-  uint64_t* const bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);  // mbarrier: [kExchangeBuffers][L]
+  uint64_t* const bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);  // mbarrier: L of them
   uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [numKept][kLoadChunks]
   const unsigned chunk = static_cast<unsigned>(credit::loadChunkElems(len, kThreads));  // bulk-load chunk
   (void)bars;
@@ -1590,39 +1488,11 @@ void KernelEmitter::emitBody() {
     os << "  float* const " << in->smem << " = kRetain ? reinterpret_cast<float*>(smem + layout.keepOffset)"
        << (keptOffsetElems == 0 ? std::string() : formatv(" + {0} * slice", keptOffsetElems).str())
        << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
-    if (rowFn) {
-      os << "  float " << in->reg << "[kRegs ? kRegIters : 1][kUnroll][VEC];  // STAGED_REGS: this thread's "
-         << in->src << "\n";
-      os << "  (void)" << in->reg << ";\n";
-    } else {
-      os << "  (void)" << in->smem << ";\n";
-    }
+    os << "  float " << in->reg << "[kRegs ? kRegIters : 1][kUnroll][VEC];  // STAGED_REGS: this thread's "
+       << in->src << "\n";
+    os << "  (void)" << in->reg << ";\n";
     keptOffsetElems += 1;
   }
-  };
-
-  // The per-row function: everything one row of this CTA does, inlined into
-  // the body's row loop.
-  os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
-  os << "__device__ __forceinline__ void " << ns << "_row(\n" << bodyParams();
-  os << "    long long M, int N, int P, long long row, long long next_row, unsigned rowIter) {\n";
-  preamble(true);
-  os << "  (void)rowEnd;\n";
-  os << "  (void)rowStride;\n";
-  os << "  (void)row0;\n";
-  os << "  (void)next_row;\n";
-  // Row-level values available from the start.
-  bool hasN = false;
-  for (Operation &op : kernel.getBodyBlock())
-    hasN |= llvm::isa<cr::RowWidthOp>(op);
-  if (hasN)
-    os << "  const float N_f = static_cast<float>(N);  // N, the row width, as f32\n";
-  os << "  // Mbarrier exchange: this row's slot and mbarrier set, and the parity of\n"
-        "  // its phase (see credit::kExchangeBuffers).\n";
-  os << "  const unsigned xbuf = rowIter % credit::kExchangeBuffers;\n";
-  os << "  const unsigned xphase = (rowIter / credit::kExchangeBuffers) & 1u;\n";
-  os << "  (void)xbuf;\n";
-  os << "  (void)xphase;\n";
   // Global pointers of this CTA's slice (never formed in the control kernels,
   // whose pointers are null).
   os << "  // This CTA's slice in global memory (the control kernels get null pointers).\n";
@@ -1645,12 +1515,68 @@ void KernelEmitter::emitBody() {
     if (!in->op.isScalar() && !read)
       os << "  (void)" << in->slice << ";  // " << in->src << " is read by no pass\n";
   }
+  // Row-level values available from the start.
+  bool hasN = false;
+  for (Operation &op : kernel.getBodyBlock())
+    hasN |= llvm::isa<cr::RowWidthOp>(op);
+  if (hasN)
+    os << "  const float N_f = static_cast<float>(N);  // N, the row width, as f32\n";
   for (auto &in : inputs)
     if (in->op.isScalar())
       os << "  const float " << in->name << " = kControl ? 0.0f : " << in->gmem
          << "[row];  // per-row input, read once\n"
          << (in->op.getResult().use_empty() ? "  (void)" + in->name + ";\n" : std::string());
 
+  os << R"cuda(
+  // ---- set-up ----
+  if constexpr (kMbarExchange) {
+    if (tid == 0) {
+      for (int stage = 0; stage < L; ++stage) credit_mbar_init(credit_smem_addr(bars + stage), 1);  // 1 arrival: our expect_tx
+      credit_fence_mbarrier_init_cluster();  // release the inits to the cluster (peers' complete_tx)
+    }
+    // The set-up cluster barrier (the only one of this protocol), split so that
+    // it overlaps stage 1's pass: arrive.release here publishes the inits; the
+    // wait before the first push guarantees that every CTA has started and
+    // initialised its mbarriers before any st.async reaches them.
+    credit_cluster_arrive();
+  } else if constexpr (kSyncExchange) {
+    // Rule 0 (credit_device.cuh): no CTA touches a peer's SMEM before every CTA
+    // of the cluster has started. A relaxed arrival here, the wait before the
+    // first push: one extra barrier phase, overlapped with stage 1's pass (not
+    // counted in K_sync, which counts the 2 per stage).
+    credit_cluster_arrive_relaxed();
+  }
+)cuda";
+  if (!traffic.kept.empty()) {
+    llvm::SmallVector<InputInfo *> kept;
+    for (cr::InputOp k : traffic.kept)
+      kept.push_back(inputOf.lookup(k));
+    llvm::stable_sort(kept, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
+    os << "  // Bulk loads (kBulk): thread 0 initialises one mbarrier per kept input and chunk,\n"
+          "  // then issues every chunk's copy, in the order the passes first read them.\n"
+          "  // Each phase-0 completion (the expected bytes landed) releases one chunk;\n"
+          "  // the first pass over an input waits for each of its chunks in turn.\n";
+    os << "  if constexpr (kBulk) {\n";
+    os << "    if (tid == 0) {\n";
+    os << "      for (int k = 0; k < numKept * credit::kLoadChunks; ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
+    os << "      credit_fence_mbarrier_init_cluster();  // the inits, visible to the async proxy\n";
+    os << "    }\n";
+    os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
+    os << "    if (tid == 0) {\n";
+    for (InputInfo *in : kept) {
+      os << "      for (int c = 0; c < credit::kLoadChunks; ++c) {  // " << in->src << "\n";
+      os << "        const unsigned cbeg = c * chunk < len ? c * chunk : len;\n";
+      os << "        const unsigned cend = cbeg + chunk < len ? cbeg + chunk : len;\n";
+      os << "        const uint32_t bar = credit_smem_addr(load_bars + " << in->keptIndex
+         << " * credit::kLoadChunks + c);\n";
+      os << "        credit_mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);  // an empty chunk completes at once\n";
+      os << "        if (cend > cbeg) credit_bulk_load(credit_smem_addr(" << in->smem << " + cbeg), "
+         << in->slice << " + cbeg, (cend - cbeg) * 4, bar);\n";
+      os << "      }\n";
+    }
+    os << "    }\n";
+    os << "  }\n";
+  }
 
   if (!traffic.kept.empty()) {
     os << "  // Register-resident forms (float4): every kept input's whole row (slice) is\n"
@@ -1715,73 +1641,6 @@ void KernelEmitter::emitBody() {
   for (auto [i, s] : llvm::enumerate(statNames))
     os << (i ? " + " : "") << s;
   os << ";\n  }\n";
-  os << "}\n\n";
-
-  os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
-  os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
-  os << "    long long M, int N, int P) {\n";
-  preamble(false);
-  os << "  (void)kWarps;\n";
-  os << "  (void)kControl;\n";
-  os << "  (void)kRegIters;\n";
-  os << "  (void)kRegPrefetch;\n";
-  os << "  (void)warp;\n";
-  os << "  (void)lane;\n";
-  os << "  (void)warp_partials;\n";
-  os << "  (void)cta_partial;\n";
-  os << R"cuda(
-  // ---- set-up ----
-  if constexpr (kMbarExchange) {
-    if (tid == 0) {
-      for (int b = 0; b < credit::kExchangeBuffers * L; ++b) credit_mbar_init(credit_smem_addr(bars + b), 1);  // 1 arrival: our expect_tx
-      credit_fence_mbarrier_init_cluster();  // release the inits to the cluster (peers' complete_tx)
-    }
-    // The set-up cluster barrier (the only one of this protocol), split so that
-    // it overlaps stage 1's pass: arrive.release here publishes the inits; the
-    // wait before the first push guarantees that every CTA has started and
-    // initialised its mbarriers before any st.async reaches them.
-    credit_cluster_arrive();
-  } else if constexpr (kSyncExchange) {
-    // Rule 0 (credit_device.cuh): no CTA touches a peer's SMEM before every CTA
-    // of the cluster has started. A relaxed arrival here, the wait before the
-    // first push: one extra barrier phase, overlapped with stage 1's pass (not
-    // counted in K_sync, which counts the 2 per stage).
-    credit_cluster_arrive_relaxed();
-  }
-)cuda";
-  if (!traffic.kept.empty()) {
-    llvm::SmallVector<InputInfo *> kept;
-    for (cr::InputOp k : traffic.kept)
-      kept.push_back(inputOf.lookup(k));
-    llvm::stable_sort(kept, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
-    os << "  // Bulk loads (kBulk): thread 0 initialises one mbarrier per kept input and chunk,\n"
-          "  // then issues every chunk's copy of the first row, in the order the passes\n"
-          "  // first read them (h issues the next row's, chunk by chunk). A row's copies\n"
-          "  // complete one phase of each chunk's mbarrier (parity rowIter % 2); the\n"
-          "  // first pass over an input waits for each of its chunks in turn.\n";
-    os << "  if constexpr (kBulk) {\n";
-    os << "    if (tid == 0) {\n";
-    os << "      for (int k = 0; k < numKept * credit::kLoadChunks; ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
-    os << "      credit_fence_mbarrier_init_cluster();  // the inits, visible to the async proxy\n";
-    os << "    }\n";
-    os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
-    os << "    if (tid == 0 && row0 < M) {\n";
-    os << "      for (int c = 0; c < credit::kLoadChunks; ++c) {\n";
-    os << "        const unsigned cbeg = c * chunk < len ? c * chunk : len;\n";
-    os << "        const unsigned cend = cbeg + chunk < len ? cbeg + chunk : len;\n";
-    emitChunkCopies("        ", "row0");
-    os << "      }\n";
-    os << "    }\n";
-    os << "  }\n";
-  }
-
-  // The row loop: one call of the row function per row of this CTA.
-  os << "\n  unsigned rowIter = 0;  // this CTA's row count so far\n";
-  os << "  for (long long row = row0; row < rowEnd; row += rowStride, ++rowIter) {\n";
-  os << "    " << ns << "_row<VEC, MODE, RPT, THREADS>(" << bodyArgNames()
-     << "M, N, P, row, row + rowStride, rowIter);\n";
-  os << "    if constexpr (!kPersistent) break;  // one row: no back edge (see kPersistent)\n";
-  os << "  }\n";
   os << "}\n\n";
   os << "}  // namespace " << ns << "\n\n";
 }
@@ -1923,21 +1782,11 @@ void KernelEmitter::emitHost() {
 // kernel is NOT launched) or kStatusCudaErrorBase + cudaError_t.
 // `geo`: the launched kernel's geometry (`geometry`, or `geometry_wide_cta` for
 // the wide-CTA twins): its threads per CTA and its Eq. 3 bound.
-// `grid`: how rows map to the grid (every kernel runs any grid of whole
-// clusters; see the body's row loop).
-enum class Grid {
-  Rows,                // no cluster, one CTA per row: grid M
-  ClusterRows,         // one cluster of P CTAs per row: grid M * P
-  PersistentClusters,  // as many clusters as are resident at once (at most M),
-                       // each running every (grid / P)-th row and prefetching
-                       // its next row's slice during h
-};
 template <typename... Params, typename... Args>
-inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, Grid grid, int P,
+inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, int P,
                       long long M, long long N, long long smemBytes, bool checkLegal, credit::Protocol proto,
                       const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
                       Args... args) {
-  const bool clusterKernel = grid != Grid::Rows;
   int dev = 0, optin = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err == cudaSuccess)
@@ -1982,23 +1831,16 @@ inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, G
   }
   status = credit::validateLaunch(req, lim);
   if (status != credit::LaunchStatus::Ok) return static_cast<int>(status);
-  if (grid == Grid::PersistentClusters) {
-    int resident = 0;  // clusters of this kernel, P and SMEM resident on the device at once
-    err = cudaOccupancyMaxActiveClusters(&resident, kernel, &cfg);
-    if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
-    // 0: not even one fits; the launch below then reports why.
-    if (resident > 0 && resident < M) cfg.gridDim = dim3(static_cast<unsigned>(resident) * static_cast<unsigned>(P), 1, 1);
-  }
   err = cudaLaunchKernelEx(&cfg, kernel, args...);
   return err == cudaSuccess ? kStatusOk : kStatusCudaErrorBase + static_cast<int>(err);
 }
 
 template <typename... Params, typename... Args>
-inline int launch(void (*kernel)(Params...), Grid grid, int P, long long M, long long N,
+inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long long M, long long N,
                   long long smemBytes, bool checkLegal, credit::Protocol proto,
                   const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
                   Args... args) {
-  return launch_geo(kernel, geometry, grid, P, M, N, smemBytes, checkLegal, proto, ptrs, elemBytes,
+  return launch_geo(kernel, geometry, clusterKernel, P, M, N, smemBytes, checkLegal, proto, ptrs, elemBytes,
                     numPtrs, stream, args...);
 }
 
@@ -2060,9 +1902,8 @@ inline bool same(const char* a, const char* b) {
   os << "namespace " << ns << " {\nnamespace host {\n\n";
   if (wants(credit::Variant::Cluster)) {
     os << "inline int cluster(" << hostParams()
-       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk, bool persistent) {\n";
+       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk) {\n";
     os << "  if (protocol != 0 && protocol != 1) return kStatusBadProtocol;\n";
-
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
     os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
@@ -2072,31 +1913,27 @@ inline bool same(const char* a, const char* b) {
          << "_cluster_regs_sync_v1)\n"
          << "                               : (vec4 ? " << ns << "_cluster_regs_mbarrier_v4 : " << ns
          << "_cluster_regs_mbarrier_v1);\n";
-      os << "    return launch(kernel, Grid::ClusterRows, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
+      os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
     }
     if (wideCtaThreads() > 0) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
       os << "  if (wide_cta(smem_bytes(N, Pc, proto), smem_bytes_wide_cta(N, Pc, proto))) {  // one CTA per SM: twice the threads\n";
-      os << "    // The twins are the persistent kernels (the body's kPersistent).\n";
-      os << "    const Grid twinGrid = persistent ? Grid::PersistentClusters : Grid::ClusterRows;\n";
       os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4" << t << " : " << ns
          << "_cluster_sync_v1" << t << ")\n"
          << "                               : (vec4 ? " << ns << "_cluster_mbarrier_v4" << t << " : " << ns
          << "_cluster_mbarrier_v1" << t << ");\n";
-      os << "    return launch_geo(kernel, geometry_wide_cta, twinGrid, P, M, N, smem_bytes_wide_cta(N, Pc, proto), true, "
+      os << "    return launch_geo(kernel, geometry_wide_cta, true, P, M, N, smem_bytes_wide_cta(N, Pc, proto), true, "
             "proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
     }
-    if (wideCtaThreads() == 0)
-      os << "  (void)persistent;  // no twins: no persistent kernel in this file\n";
     os << "  auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4 : " << ns
        << "_cluster_sync_v1)\n"
        << "                             : (vec4 ? " << ns << "_cluster_mbarrier_v4 : " << ns
        << "_cluster_mbarrier_v1);\n";
-    os << "  return launch(kernel, Grid::ClusterRows, P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
+    os << "  return launch(kernel, true, P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
        << numPtrs << ", stream, " << castArgs << ", P);\n";
     os << "}\n\n";
   }
@@ -2117,12 +1954,12 @@ inline bool same(const char* a, const char* b) {
     if (registerForms()) {
       os << "  if (form == credit::StagedForm::Registers) {  // short rows: the row in registers\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
-      os << "    return launch(kernel, Grid::Rows, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+      os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
       os << "  if (form == credit::StagedForm::WideRegisters) {  // up to twice that: the wide form\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4 : " << ns << "_staged_regs_wide_v1;\n";
-      os << "    return launch(kernel, Grid::Rows, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+      os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
     }
@@ -2131,19 +1968,19 @@ inline bool same(const char* a, const char* b) {
       os << "  if (form == credit::StagedForm::WideCtaRegisters) {  // one CTA per SM: twice the threads, the row in their registers\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4" << t << " : " << ns << "_staged_regs_wide_v1"
          << t << ";\n";
-      os << "    return launch_geo(kernel, geometry_wide_cta, Grid::Rows, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
+      os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
             "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
       os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
-      os << "    return launch_geo(kernel, geometry_wide_cta, Grid::Rows, 1, M, N, smem_bytes_wide_cta(N, 1, "
+      os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
             "credit::Protocol::Sync), true, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
     }
     os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
-    os << "  return launch(kernel, Grid::Rows, 1, M, N, smem_bytes(N, 1, credit::Protocol::Sync), true, "
+    os << "  return launch(kernel, false, 1, M, N, smem_bytes(N, 1, credit::Protocol::Sync), true, "
           "credit::Protocol::Sync, ptrs, elemBytes, "
        << numPtrs << ", stream, " << castArgs << ");\n";
     os << "}\n\n";
@@ -2160,14 +1997,11 @@ inline bool same(const char* a, const char* b) {
      << ns << "::kStatusBadProtocol, or\n// " << ns << "::kStatusCudaErrorBase + cudaError_t.\n\n";
 
   if (wants(credit::Variant::Cluster)) {
-    os << "// Cluster kernel: clusters of (P,1,1), P in {1,2,4,8,16}; protocol 0 = sync, 1 = mbarrier.\n"
-          "// Each CTA retains its slice in SMEM (Eq. 3). Where one CTA fills an SM (the wide-CTA\n"
-          "// twin) the kernel is persistent: as many clusters as are resident at once (at most M),\n"
-          "// each running every (grid/P)-th row and prefetching the next one's slice during h\n"
-          "// (the generic variant \"cluster_onerow\": one cluster per row, grid M*P).\n";
+    os << "// Cluster kernel: grid M*P, cluster (P,1,1), P in {1,2,4,8,16}; protocol 0 = sync, 1 = mbarrier.\n"
+          "// Each CTA retains its slice in SMEM (Eq. 3).\n";
     os << prototype(Api::Cluster) << " {\n";
     os << "  return " << ns << "::host::cluster(" << argNames() << (argNames().empty() ? "" : ", ")
-       << "M, N, P, protocol, stream, false, true);\n";
+       << "M, N, P, protocol, stream, false);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
@@ -2183,7 +2017,7 @@ inline bool same(const char* a, const char* b) {
     os << prototype(Api::Reread) << " {\n";
     pre(true);
     os << "  auto kernel = vec4 ? " << ns << "_reread_v4 : " << ns << "_reread_v1;\n";
-    os << "  return " << ns << "::host::launch(kernel, " << ns << "::host::Grid::Rows, 1, M, N, " << ns
+    os << "  return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
        << "::reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, " << numPtrs << ", stream, " << castArgs
        << ");\n";
     os << "}\n\n";
@@ -2196,7 +2030,7 @@ inline bool same(const char* a, const char* b) {
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
     os << "  auto kernel = protocol == 0 ? " << ns << "_control_sync : " << ns << "_control_mbarrier;\n";
     os << "  const int Pc = P < 1 ? 1 : P;\n";
-    os << "  return " << ns << "::host::launch(kernel, " << ns << "::host::Grid::ClusterRows, P, M, N, " << ns
+    os << "  return " << ns << "::host::launch(kernel, true, P, M, N, " << ns
        << "::smem_bytes(N, Pc, proto), true, proto, nullptr, nullptr, 0, stream, M, static_cast<int>(N), P);\n";
     os << "}\n\n";
   }
@@ -2213,7 +2047,6 @@ inline bool same(const char* a, const char* b) {
     os << "  if (variant == nullptr || P < 1) return 0;\n";
     os << "  if (" << ns << "::host::same(variant, \"cluster\") || " << ns
        << "::host::same(variant, \"cluster_regs\") || " << ns
-       << "::host::same(variant, \"cluster_onerow\") || " << ns
        << "::host::same(variant, \"control\")) return " << ns << "::max_legal_n(P, proto);\n";
     os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
        << "::host::same(variant, \"staged_smem\")) return " << ns
@@ -2221,8 +2054,7 @@ inline bool same(const char* a, const char* b) {
     os << "  if (" << ns << "::host::same(variant, \"reread\")) return credit::kMaxRowElems;\n";
     os << "  return 0;\n}\n\n";
     os << "// Any emitted variant by name (\"cluster\", \"staged\", \"reread\", \"control\"; and\n"
-          "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"cluster_onerow\":\n"
-          "// the cluster kernel with one cluster per row (grid M*P, not persistent); \"staged_smem\":\n"
+          "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"staged_smem\":\n"
           "// the row in SMEM at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
@@ -2251,10 +2083,7 @@ inline bool same(const char* a, const char* b) {
     // run the faster one measured on the H200): for tests and benchmarks.
     if (wants(credit::Variant::Cluster) && registerForms())
       os << "  if (" << ns << "::host::same(variant, \"cluster_regs\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true, true);\n";
-    if (wants(credit::Variant::Cluster))
-      os << "  if (" << ns << "::host::same(variant, \"cluster_onerow\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, false);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true);\n";
     if (wants(credit::Variant::Staged))
       os << "  if (" << ns << "::host::same(variant, \"staged_smem\")) {\n"
          << "    if (P != 1) return static_cast<int>(credit::LaunchStatus::BadClusterSize);\n"

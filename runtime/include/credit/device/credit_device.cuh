@@ -42,7 +42,7 @@
 //    someone may still touch it. K = 2L barriers per row (+1 start-up phase,
 //    overlapped with the load).
 //
-//  Mbarrier (credit_push_async), one slot set and one mbarrier per stage and row:
+//  Mbarrier (credit_push_async), one slot set and one mbarrier per stage, never reused:
 //    setup, at kernel entry:
 //      if (threadIdx.x == 0) {
 //        for each stage: credit_mbar_init(bar_l, 1);  // 1 arrival: our arrive_expect_tx
@@ -59,21 +59,18 @@
 //      if (threadIdx.x == 0) credit_mbar_arrive_expect_tx(bar_l, P * Q * 4);
 //      __syncthreads();                         // cta_partial complete
 //      credit_push_async<Q>(cta_partial, slots_l, bar_l, P);
-//      credit_mbar_wait(bar_l, phase);          // the phase completes when all P*Q*4
+//      credit_mbar_wait(bar_l, 0);              // phase 0 completes when all P*Q*4
 //                                               // bytes (incl. our own) have landed
 //      ... credit_combine_slots ...
 //    The local arrive.expect_tx and the peers' complete_tx may happen in either
 //    order within the phase: the tx-count may transiently go negative, and the
 //    phase cannot complete before the single expected arrival (count 1) has
-//    happened, which also raises the tx-count by the full P*Q*4 bytes. A CTA
-//    cannot exit before its own wait has seen every peer's bytes land, so no
-//    peer writes into an exited CTA. K = 1 cluster barrier per kernel.
-//    Several rows per cluster (the persistent kernels): row i uses slot and
-//    mbarrier set i % 2 at phase parity (i / 2) % 2 (credit::kExchangeBuffers).
-//    A peer can push row i + 2 into set i % 2 only after it has received our
-//    pushes of row i + 1, which we make only after finishing row i (its waits
-//    and slot reads): no second barrier is needed. With ONE set this fails for
-//    L = 1: a fast peer's row-(i+1) push could land while we still wait on row i.
+//    happened, which also raises the tx-count by the full P*Q*4 bytes. Slots and
+//    barriers are never reused, so no second barrier is needed; a CTA cannot
+//    exit before its own wait has seen every peer's bytes land, so no peer
+//    writes into an exited CTA. K = 1 cluster barrier per kernel. (A kernel that
+//    loops over several rows per cluster must either flip the parity per row and
+//    add a cluster barrier before reusing slots, or use the Sync protocol.)
 //    st.async needs a cluster of >= 2 CTAs (compute-sanitizer: "Cluster needs
 //    to have at least 2 blocks"); at P == 1 credit_push_async stores locally and
 //    completes the transaction bytes itself, so the same code runs for every P.
@@ -249,14 +246,6 @@ CREDIT_DEVICE_INLINE void credit_mbar_wait(uint32_t bar, uint32_t phase) {
         : "r"(bar), "r"(phase)
         : "memory");
   } while (done == 0);
-}
-
-// Orders this thread's (and, after a barrier, its CTA's) earlier generic-proxy
-// accesses to shared memory before later async-proxy accesses (bulk copies):
-// a chunk of the retained slice that the threads have just read, or written
-// T(x) into, is refilled by the next row's bulk copy only after it.
-CREDIT_DEVICE_INLINE void credit_fence_proxy_async_smem() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
 // Bulk asynchronous copy (TMA, 1-D, sm_90+) of `bytes` bytes from global `src`

@@ -175,13 +175,10 @@ struct WorkloadGeometry {
 //   slots         Sync:     P * qMax floats -- one [P][q_l] slot set, reused by
 //                           every stage (the 2nd cluster barrier of a stage
 //                           protects the reuse)
-//                 Mbarrier: 2 * P * qSum floats -- two buffers (kExchangeBuffers),
-//                           each one [P][q_l] slot set per stage, stage l's
-//                           at float offset P * (q_0+...+q_{l-1}) in it; a
-//                           cluster's i-th row uses buffer i % 2, so no 2nd
-//                           barrier is needed (see credit_device.cuh)
-//   mbarriers     Mbarrier only: 2 * numStages 8-byte mbarriers (one per stage
-//                 and buffer)
+//                 Mbarrier: P * qSum floats -- one [P][q_l] slot set per stage,
+//                           stage l's at float offset P * (q_0+...+q_{l-1});
+//                           never reused, so no 2nd barrier is needed
+//   mbarriers     Mbarrier only: numStages 8-byte mbarriers (one per stage)
 //   loadBars      kLoadChunks 8-byte mbarriers per kept array: the bulk
 //                 asynchronous copies (TMA, cp.async.bulk) that fill the
 //                 retained slice complete on them, chunk by chunk, so the first
@@ -207,13 +204,6 @@ CREDIT_HD constexpr long long alignedRegion(long long bytes) { return roundUp(by
 // mbarrier each). Inputs are f32 (the language's only input type), so the
 // number of kept arrays is keepBytesPerElem / 4.
 constexpr int kLoadChunks = 4;
-
-// Exchange buffers of the Mbarrier protocol: the persistent cluster kernels
-// run several rows per cluster, alternating between two slot sets and
-// mbarrier sets (row i of a cluster uses buffer i % 2, phase (i / 2) % 2), so
-// that a fast peer's push for the next row never lands in a set that a slower
-// CTA is still waiting on or reading.
-constexpr int kExchangeBuffers = 2;
 CREDIT_HD constexpr long long numKeptArrays(WorkloadGeometry g) { return ceilDiv(g.keepBytesPerElem, 4); }
 
 // Elements per bulk-load chunk of a slice of `len` elements: a quarter of it,
@@ -232,10 +222,10 @@ CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P
   l.ctaPartialOffset = l.warpPartialsOffset + alignedRegion(warps * g.qMax * 4LL);
   l.slotsOffset = l.ctaPartialOffset + alignedRegion(g.qMax * 4LL);
   const long long slotFloats =
-      protocol == Protocol::Sync ? (long long)P * g.qMax : (long long)kExchangeBuffers * P * g.qSum;
+      protocol == Protocol::Sync ? (long long)P * g.qMax : (long long)P * g.qSum;
   l.mbarOffset = l.slotsOffset + alignedRegion(slotFloats * 4LL);
   const long long mbarBytes =
-      protocol == Protocol::Mbarrier ? (long long)kExchangeBuffers * g.numStages * kMbarrierBytes : 0;
+      protocol == Protocol::Mbarrier ? (long long)g.numStages * kMbarrierBytes : 0;
   l.loadBarOffset = l.mbarOffset + alignedRegion(mbarBytes);
   l.keepOffset =
       l.loadBarOffset + alignedRegion(numKeptArrays(g) * kLoadChunks * (long long)kMbarrierBytes);
