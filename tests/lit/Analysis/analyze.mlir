@@ -26,10 +26,10 @@
 // CHECK-SAME: credit.barriers = {mbarrier = 1 : i64, sync = 4 : i64},
 // CHECK-SAME: credit.classification = {category = "accepted", location = loc("p.credit":1:8), reason = "accepted: 8 B/element of re-reads (x (3 passes)) become shared-memory reads when the row is kept on chip; only 2 stage(s) of compact partials cross DSMEM"},
 // CHECK-SAME: credit.legality = {N = 8192 : i64, smem_limit = 101376 : i64, table = [
-// CHECK-SAME: {P = 1 : i64, legal = true, max_N = 25320 : i64, portable = true, scratch_mbarrier = 112 : i64, scratch_sync = 96 : i64, smem = 32864 : i64},
-// CHECK-SAME: {P = 2 : i64, legal = true, max_N = 50640 : i64, portable = true, scratch_mbarrier = 112 : i64, scratch_sync = 96 : i64, smem = 16480 : i64},
-// CHECK-SAME: {P = 4 : i64, legal = true, max_N = 101280 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 96 : i64, smem = 8288 : i64},
-// CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202528 : i64, portable = true, scratch_mbarrier = 160 : i64, scratch_sync = 112 : i64, smem = 4208 : i64}], target = "sm_120", threads = 256 : i64},
+// CHECK-SAME: {P = 1 : i64, legal = true, max_N = 25312 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 128 : i64, smem = 32896 : i64},
+// CHECK-SAME: {P = 2 : i64, legal = true, max_N = 50624 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 128 : i64, smem = 16512 : i64},
+// CHECK-SAME: {P = 4 : i64, legal = true, max_N = 101248 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 128 : i64, smem = 8320 : i64},
+// CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202496 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 128 : i64, smem = 4224 : i64}], target = "sm_120", threads = 256 : i64},
 // CHECK-SAME: credit.passes = [{pass = "stage 1", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "stage 2", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "h", reads = ["x", "dy"], reads_broadcast = ["g"], reads_scalar = []}],
 // CHECK-SAME: credit.traffic = {L = 2 : i64, baseline = 20 : i64, ceiling = 1.666666666666666{{[0-9]*}} : f64, cluster = 12 : i64, fixed_broadcast_per_element = 4 : i64, fixed_per_row = 0 : i64, keep = 4 : i64, kept = ["x"], outputs = 4 : i64, q = array<i64: 1, 1>, reread = 8 : i64}}
 // CHECK-NOT:   credit.neighbor
@@ -42,7 +42,7 @@
 // CHECK:       credit.apply (%x, %dy, %g, %m, %s, %m2) {credit.reads = ["x", "dy"], credit.reads_broadcast = ["g"]}
 
 // Defaults: sm_90, no N (no smem / legal fields). P = 1: (232448-96)/4 = 58088.
-// DEFAULT: credit.legality = {smem_limit = 232448 : i64, table = [{P = 1 : i64, max_N = 58088 : i64, portable = true, scratch_mbarrier = 112 : i64, scratch_sync = 96 : i64}
+// DEFAULT: credit.legality = {smem_limit = 232448 : i64, table = [{P = 1 : i64, max_N = 58080 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 128 : i64}
 // DEFAULT-SAME: target = "sm_90", threads = 256 : i64}
 credit.kernel @pipeline {
   %x = credit.input "x" row : !credit.row<f32>

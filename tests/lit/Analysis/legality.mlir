@@ -25,33 +25,36 @@
 //                    | P=16 192: 400
 //   mbar slots 16P + mbarriers 2*8 = 16 + loadBars 96:
 //                    P=1 16: 240 | P=2 32: 256 | P=4 64: 288 | P=8 128: 352 | P=16 256: 480
+//   then padded to the 128-B aligned slice (Layout.h kSliceAlign):
+//     sync 256, 256, 256, 384, 512; mbarrier 256, 256, 384, 384, 512
 // sm_90, S_max = 232448:
-//   P=1:  (232448-224)/12 = 19352.0 -> 19352 -> max_N 19352
-//   P=2:  (232448-240)/12 = 19350.7 -> 19348 -> max_N 38696
+//   P=1:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 19348
+//   P=2:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 38696
 //   P=4:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 77392
-//   P=8:  (232448-304)/12 = 19345.3 -> 19344 -> max_N 154752
-//   P=16: (232448-400)/12 = 19337.3 -> 19336 -> max_N 309376
+//   P=8:  (232448-384)/12 = 19338.7 -> 19336 -> max_N 154688
+//   P=16: (232448-512)/12 = 19328.0 -> 19328 -> max_N 309248
 //   N = 65536: slice 65536, 32768, 16384, 8192, 4096 (all multiples of 4)
-//     smem = 786432+224 = 786656 (no) | 393216+240 = 393456 (no) | 196608+256 = 196864 (yes)
-//          | 98304+304 = 98608 (yes)  | 49152+400 = 49552 (yes)
+//     smem = 786432+256 = 786688 (no) | 393216+256 = 393472 (no) | 196608+256 = 196864 (yes)
+//          | 98304+384 = 98688 (yes)  | 49152+512 = 49664 (yes)
 // SM90-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 232448 : i64, table = [
-// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19352 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
-// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38696 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
-// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77392 : i64, portable = true, scratch_mbarrier = 288 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
-// SM90-SAME: {P = 8 : i64, legal = true, max_N = 154752 : i64, portable = true, scratch_mbarrier = 352 : i64, scratch_sync = 304 : i64, smem = 98608 : i64},
-// SM90-SAME: {P = 16 : i64, legal = true, max_N = 309376 : i64, portable = false, scratch_mbarrier = 480 : i64, scratch_sync = 400 : i64, smem = 49552 : i64}],
+// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19348 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 786688 : i64},
+// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38696 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 393472 : i64},
+// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77392 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM90-SAME: {P = 8 : i64, legal = true, max_N = 154688 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 384 : i64, smem = 98688 : i64},
+// SM90-SAME: {P = 16 : i64, legal = true, max_N = 309248 : i64, portable = false, scratch_mbarrier = 512 : i64, scratch_sync = 512 : i64, smem = 49664 : i64}],
 // SM90-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // N = 1000 exercises the slice rounding: ceil(1000/P) = 1000, 500, 250, 125, 63
-// -> slice 1000, 500, 252, 128, 64 -> smem 12000+224 = 12224 | 6000+240 = 6240
-// | 3024+256 = 3280 | 1536+304 = 1840 | 768+400 = 1168: all legal. "sm_90a"
-// names the sm_90 target.
+// -> slice 1000, 500, 252, 128, 64 -> smem 12000+256 = 12256 | 6000+256 = 6256
+// | 3024+256 = 3280 | 1536+384 = 1920 | 768+512 = 1280 (scratch 224, 240, 256,
+// 304, 400 padded to the 128-B aligned slice): all legal. "sm_90a" names the
+// sm_90 target.
 // N1000-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 1000 : i64, smem_limit = 232448 : i64, table = [
-// N1000-SAME: {P = 1 : i64, legal = true, {{.*}} smem = 12224 : i64},
-// N1000-SAME: {P = 2 : i64, legal = true, {{.*}} smem = 6240 : i64},
+// N1000-SAME: {P = 1 : i64, legal = true, {{.*}} smem = 12256 : i64},
+// N1000-SAME: {P = 2 : i64, legal = true, {{.*}} smem = 6256 : i64},
 // N1000-SAME: {P = 4 : i64, legal = true, {{.*}} smem = 3280 : i64},
-// N1000-SAME: {P = 8 : i64, legal = true, {{.*}} smem = 1840 : i64},
-// N1000-SAME: {P = 16 : i64, legal = true, {{.*}} smem = 1168 : i64}],
+// N1000-SAME: {P = 8 : i64, legal = true, {{.*}} smem = 1920 : i64},
+// N1000-SAME: {P = 16 : i64, legal = true, {{.*}} smem = 1280 : i64}],
 // N1000-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // sm_120, S_max = 101376, clusters up to 8 (all portable, no P = 16 row):
@@ -59,15 +62,15 @@
 //   P=4: (101376-256)/12 = 8426.7 -> 8424 -> 33696   | P=8: (101376-304)/12 = 8422.7 -> 8420 -> 67360
 //   N = 65536: only P = 8 fits (98608 <= 101376; P = 4 needs 196864).
 // SM120-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 101376 : i64, table = [
-// SM120-SAME: {P = 1 : i64, legal = false, max_N = 8428 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64, smem = 786656 : i64},
-// SM120-SAME: {P = 2 : i64, legal = false, max_N = 16856 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 240 : i64, smem = 393456 : i64},
-// SM120-SAME: {P = 4 : i64, legal = false, max_N = 33696 : i64, portable = true, scratch_mbarrier = 288 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
-// SM120-SAME: {P = 8 : i64, legal = true, max_N = 67360 : i64, portable = true, scratch_mbarrier = 352 : i64, scratch_sync = 304 : i64, smem = 98608 : i64}],
+// SM120-SAME: {P = 1 : i64, legal = false, max_N = 8424 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 786688 : i64},
+// SM120-SAME: {P = 2 : i64, legal = false, max_N = 16848 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 393472 : i64},
+// SM120-SAME: {P = 4 : i64, legal = false, max_N = 33696 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM120-SAME: {P = 8 : i64, legal = true, max_N = 67328 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 384 : i64, smem = 98688 : i64}],
 // SM120-SAME: target = "sm_120", threads = 256 : i64}}
 //
 // Without N (sm_100, same limits as sm_90): no N, no smem / legal per row.
 // NON-LABEL: credit.kernel @three_kept attributes {credit.legality = {smem_limit = 232448 : i64, table = [
-// NON-SAME: {P = 1 : i64, max_N = 19352 : i64, portable = true, scratch_mbarrier = 240 : i64, scratch_sync = 224 : i64},
+// NON-SAME: {P = 1 : i64, max_N = 19348 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64},
 // NON:      target = "sm_100", threads = 256 : i64}}
 //
 // An unknown target or a negative N is an error on the kernel.

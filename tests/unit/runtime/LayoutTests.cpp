@@ -120,14 +120,19 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
   // 256 threads = 8 warps; qMax = 2, qSum = 3, 2 stages, one fp32 array kept.
   const WorkloadGeometry g{4, 2, 2, 3, 256};
   // warp partials 8*2*4 = 64, CTA partial 8 -> 16, slots 8*2*4 = 64,
-  // loadBars 4*8 per kept input = 32 (both protocols).
+  // loadBars 4*8 per kept input = 32 (both protocols), then padding to the
+  // 128-B aligned slice (kSliceAlign).
   CHECK(numKeptArrays(g) == 1);
-  CHECK(scratchBytes(g, 8, Protocol::Sync) == 64 + 16 + 64 + 32);
+  CHECK(kSliceAlign == 128);
+  CHECK(smemLayout(g, 0, 8, Protocol::Sync).loadBarOffset + 32 == 64 + 16 + 64 + 32);
+  CHECK(scratchBytes(g, 8, Protocol::Sync) == 256);  // 176 -> 256
   // Mbarrier: slots 8*3*4 = 96, mbarriers 2*8 = 16, loadBars 32.
-  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 64 + 16 + 96 + 16 + 32);
+  CHECK(smemLayout(g, 0, 8, Protocol::Mbarrier).loadBarOffset + 32 == 64 + 16 + 96 + 16 + 32);
+  CHECK(scratchBytes(g, 8, Protocol::Mbarrier) == 256);  // 224 -> 256
   // P = 1 keeps the uniform formula: slots 2*4 = 8 -> 16.
-  CHECK(scratchBytes(g, 1, Protocol::Sync) == 64 + 16 + 16 + 32);
-  CHECK(smemBytes(g, 65536, 8, Protocol::Sync) == 8192 * 4 + 176);
+  CHECK(smemLayout(g, 0, 1, Protocol::Sync).loadBarOffset + 32 == 64 + 16 + 16 + 32);
+  CHECK(scratchBytes(g, 1, Protocol::Sync) == 128);  // 128
+  CHECK(smemBytes(g, 65536, 8, Protocol::Sync) == 8192 * 4 + 256);
 
   for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier})
     for (int p : {1, 2, 4, 8, 16}) {
@@ -137,7 +142,7 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
       CHECK(l.slotsOffset % 16 == 0);
       CHECK(l.mbarOffset % 16 == 0);
       CHECK(l.loadBarOffset % 16 == 0);
-      CHECK(l.keepOffset % 16 == 0);
+      CHECK(l.keepOffset % kSliceAlign == 0);
       CHECK(l.ctaPartialOffset >= 8 * 2 * 4);
       CHECK(l.slotsOffset - l.ctaPartialOffset >= 2 * 4);
       const long long slotFloats = proto == Protocol::Sync ? p * 2 : p * 3;
@@ -145,9 +150,12 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
       // The mbarrier region (2 stages * 8 B = 16, Mbarrier only), then the
       // bulk loads' mbarriers: kLoadChunks per kept array.
       CHECK(l.loadBarOffset - l.mbarOffset == (proto == Protocol::Mbarrier ? 16 : 0));
-      CHECK(l.keepOffset - l.loadBarOffset ==
-            alignedRegion(numKeptArrays(g) * kLoadChunks * kMbarrierBytes));
-      CHECK(l.keepOffset - l.loadBarOffset == 32);
+      // The loadBars region, then at most kSliceAlign - 16 bytes of padding.
+      CHECK(l.keepOffset ==
+            roundUp(l.loadBarOffset + alignedRegion(numKeptArrays(g) * kLoadChunks * kMbarrierBytes),
+                    kSliceAlign));
+      CHECK(l.keepOffset - l.loadBarOffset >= 32);
+      CHECK(l.keepOffset - l.loadBarOffset < 32 + kSliceAlign);
       CHECK(l.keepOffset == scratchBytes(g, p, proto));
       CHECK(l.keepBytes == sliceElems(12345, p) * 4);
       CHECK(l.totalBytes == smemBytes(g, 12345, p, proto));
@@ -163,8 +171,9 @@ TEST_CASE("scratchBytes and smemLayout", "[layout][smem]") {
     CHECK(numKeptArrays(gk) == c.arrays);
     for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier}) {
       const SmemLayout l = smemLayout(gk, 4096, 4, proto);
-      CHECK(l.keepOffset - l.loadBarOffset == c.bytes);
-      CHECK(scratchBytes(gk, 4, proto) == scratchBytes(g, 4, proto) - 32 + c.bytes);
+      const SmemLayout l1 = smemLayout(g, 4096, 4, proto);
+      CHECK(l.keepOffset == roundUp(l.loadBarOffset + c.bytes, kSliceAlign));
+      CHECK(scratchBytes(gk, 4, proto) == roundUp(l1.loadBarOffset + c.bytes, kSliceAlign));
     }
   }
 }
@@ -225,12 +234,13 @@ TEST_CASE("maxLegalN is the exact Eq. (3) boundary", "[layout][legality]") {
           CHECK(smemBytes(g, n + 4LL * p, p, proto) > limit);
         }
   // LayerNorm on sm_90: scratch 32 + 16 + 16 + loadBars 32 = 96 B at P = 1,
-  // 32 + 16 + 32 + 32 = 112 B at P = 8 (loadBars 4*8 per kept input = 32 B).
+  // 32 + 16 + 32 + 32 = 112 B at P = 8 (loadBars 4*8 per kept input = 32 B),
+  // both padded to the 128-B aligned slice: 128 B.
   const WorkloadGeometry ln{4, 2, 1, 2, 256};
-  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == (232448 - 96) / 4);  // 58088
-  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == 58088);
-  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 112) / 4 / 4 * 4));
-  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 464672);
+  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == (232448 - 128) / 4);  // 58080
+  CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == 58080);
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 128) / 4 / 4 * 4));
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 464640);
   // Nothing fits when the scratch alone exceeds the limit.
   CHECK(maxLegalN(ln, 8, Protocol::Sync, 64) == 0);
   // Nothing kept: bounded by 32-bit indexing only.

@@ -167,7 +167,8 @@ CREDIT_DEVICE_INLINE void credit_cluster_sync() {
 // a function so that every kernel of a file shares one declaration (separate
 // `extern __shared__` arrays with different attributes trigger nvcc #1556).
 CREDIT_DEVICE_INLINE unsigned char* credit_dynamic_smem() {
-  extern __shared__ __align__(16) unsigned char credit_dynamic_smem_base[];
+  // 128-B aligned: the retained slices start at a 128-B offset (Layout.h kSliceAlign).
+  extern __shared__ __align__(128) unsigned char credit_dynamic_smem_base[];
   return credit_dynamic_smem_base;
 }
 
