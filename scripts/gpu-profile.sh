@@ -9,7 +9,8 @@ out="${OUT:-/tmp/credit-profile-out}"
 mkdir -p "$out"
 cases="${CREDIT_PROFILE_CASES:-pearson_bwd:262144:cluster:16:1 softmax_logits_bwd:262144:cluster:16:1 pearson_bwd:131072:cluster:8:1 softmax_logits_bwd:65536:cluster:8:1}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$out/device.txt"
-git -C "$root" rev-parse HEAD > "$out/commit.txt" 2>/dev/null || cp "$root/.gpu/gen/commit" "$out/commit.txt"
+# The commit the carried kernels were generated at (the device copy's git HEAD may be older).
+cp "$root/.gpu/gen/commit" "$out/commit.txt" 2>/dev/null || git -C "$root" rev-parse HEAD > "$out/commit.txt"
 for c in $cases; do
   IFS=: read -r w n v p proto <<< "$c"
   f="$out/ncu-$w-$n-$v-P$p-$proto.txt"
