@@ -238,6 +238,17 @@ Expected<DeviceProfile> credit::model::parseProfile(StringRef text, StringRef na
   if (!f)
     return f.takeError();
   p.smClockMHz = *f;
+  // Optional (the occupancy note of predict): the SMEM sizes that decide how
+  // many staged CTAs share an SM (credit::stagedForm).
+  for (auto [key, out] : {std::pair{"smem_per_sm_bytes", &p.smemPerSmBytes},
+                          std::pair{"smem_per_block_optin_bytes", &p.smemOptinBytes}}) {
+    if (!(*device)->get(key))
+      continue;
+    auto v = r.integer(**device, key, (std::string("device.") + key).c_str(), 1, 1LL << 40);
+    if (!v)
+      return v.takeError();
+    *out = *v;
+  }
 
   auto rates = r.object(*root, "rates_Bpc", "rates_Bpc");
   if (!rates)
@@ -544,6 +555,17 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
   else if (p.baselineKernel == "staged")
     p.notes.push_back("T_B is the staged kernel's, which rereads nothing from HBM: no HBM time to "
                       "save (T_saved = 0), no P can win");
+  // The model's known blind spot (docs/cost-model.md): where the staged kernel
+  // fills an SM with one CTA, a cluster of 2 runs more CTAs per SM and can win
+  // although dT < 0. Say so, so the user knows to autotune such shapes.
+  if (p.baselineKernel == "staged" && profile.smemPerSmBytes > 0 && profile.smemOptinBytes > 0) {
+    const ::credit::StagedForm form = ::credit::stagedForm(
+        facts.geometry, query.N, true, profile.smemPerSmBytes, profile.smemOptinBytes);
+    if (form == ::credit::StagedForm::WideCtaRegisters || form == ::credit::StagedForm::WideCtaSmem)
+      p.notes.push_back("the staged kernel runs one CTA per SM at this N (its row fills an SM); the model "
+                        "does not credit a cluster's higher occupancy, so a cluster of 2 may still win "
+                        "here (measured on the H200: by up to 14%): autotune such shapes");
+  }
 
   std::vector<std::string> missing;
   for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier}) {

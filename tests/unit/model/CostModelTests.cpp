@@ -401,6 +401,37 @@ TEST_CASE("profile validation names the key", "[model]") {
   CHECK(profileError("[1, 2]") == "bad.json: the profile must be a JSON object");
   // Unknown keys are allowed (the calibration writes more than the model reads).
   CHECK(profile().control.size() == 3);
+  // The SMEM sizes are optional (0: absent) and checked when present.
+  CHECK(profile().smemPerSmBytes == 0);
+  const std::string withSmem = without("\"sm_clock_MHz\": 1000",
+                                       "\"sm_clock_MHz\": 1000, \"smem_per_sm_bytes\": 233472, "
+                                       "\"smem_per_block_optin_bytes\": 232448");
+  CHECK(profile(withSmem).smemPerSmBytes == 233472);
+  CHECK(profile(withSmem).smemOptinBytes == 232448);
+  CHECK(profileError(without("\"sm_clock_MHz\": 1000", "\"sm_clock_MHz\": 1000, \"smem_per_sm_bytes\": 0")) ==
+        "bad.json: key 'device.smem_per_sm_bytes': must be in [1, 1099511627776], got 0");
+}
+
+TEST_CASE("the occupancy note where the staged kernel fills an SM", "[model]") {
+  auto withSmem = [](long long perSm) {
+    std::string t = kProfile;
+    const std::string needle = "\"sm_clock_MHz\": 1000";
+    t.replace(t.find(needle), needle.size(),
+              needle + ", \"smem_per_sm_bytes\": " + std::to_string(perSm) +
+                  ", \"smem_per_block_optin_bytes\": 232448");
+    return profile(t);
+  };
+  auto hasNote = [](const Prediction &p) {
+    return std::any_of(p.notes.begin(), p.notes.end(),
+                       [](const std::string &n) { return n.find("one CTA per SM") != std::string::npos; });
+  };
+  // Layernorm-like, keep 4 B: 32768 elements are 128 KiB of row, one CTA per
+  // SM of 233472 B (the 512-thread twin); 16384 (64 KiB) leaves room for three.
+  CHECK(hasNote(run(facts(32768), withSmem(233472), 16, 32768, 0.1, BaselineKind::Staged)));
+  CHECK(!hasNote(run(facts(16384), withSmem(233472), 16, 16384, 0.1, BaselineKind::Staged)));
+  // Without the SMEM sizes in the profile, or against the reread kernel: no note.
+  CHECK(!hasNote(run(facts(32768), profile(), 16, 32768, 0.1, BaselineKind::Staged)));
+  CHECK(!hasNote(run(facts(32768), withSmem(233472), 16, 32768, 0.1, BaselineKind::Reread)));
 }
 
 TEST_CASE("prediction JSON carries every term", "[model]") {

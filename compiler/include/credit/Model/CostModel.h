@@ -60,6 +60,8 @@ struct DeviceProfile {
   std::string arch;        // device.arch ("" if absent)
   int sms = 0;             // device.sms: S
   double smClockMHz = 0;   // device.sm_clock_MHz: f
+  long long smemPerSmBytes = 0;    // device.smem_per_sm_bytes (optional; 0: absent)
+  long long smemOptinBytes = 0;    // device.smem_per_block_optin_bytes (optional; 0: absent)
   double smemReadBpc = 0;  // rates_Bpc.smem_read: B_SMEM^r, bytes/cycle per SM
   double smemWriteBpc = 0; // rates_Bpc.smem_write: B_SMEM^w, bytes/cycle per SM
   std::map<int, double> dsmemStoreBpc;      // rates_Bpc.dsmem_store: B_DSM^w(P), sync push
