@@ -1900,6 +1900,18 @@ inline bool same(const char* a, const char* b) {
   // host::staged: the register forms for short rows (regsOk true: the launch
   // API) or the SMEM form at every N (the generic variant "staged_smem").
   os << "namespace " << ns << " {\nnamespace host {\n\n";
+  // `auto kernel = ...`: the cluster kernel of one form ("" or "_regs") and CTA
+  // size (suffix "" or "_cta<threads>") for the launch's protocol and vector
+  // width, printed at `ind` with the second line's ':' under the '?'.
+  auto clusterKernel = [&](const std::string &ind, StringRef form, StringRef suffix) {
+    auto name = [&](StringRef proto, StringRef vec) {
+      return (ns + "_cluster" + form + "_" + proto + "_" + vec + suffix).str();
+    };
+    os << ind << "auto kernel = protocol == 0 ? (vec4 ? " << name("sync", "v4") << " : " << name("sync", "v1")
+       << ")\n"
+       << std::string(ind.size() + 27, ' ') << ": (vec4 ? " << name("mbarrier", "v4") << " : "
+       << name("mbarrier", "v1") << ");\n";
+  };
   if (wants(credit::Variant::Cluster)) {
     os << "inline int cluster(" << hostParams()
        << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk) {\n";
@@ -1909,10 +1921,7 @@ inline bool same(const char* a, const char* b) {
     os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
     if (registerForms()) {
       os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
-      os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_regs_sync_v4 : " << ns
-         << "_cluster_regs_sync_v1)\n"
-         << "                               : (vec4 ? " << ns << "_cluster_regs_mbarrier_v4 : " << ns
-         << "_cluster_regs_mbarrier_v1);\n";
+      clusterKernel("    ", "_regs", "");
       os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
@@ -1920,19 +1929,13 @@ inline bool same(const char* a, const char* b) {
     if (wideCtaThreads() > 0) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
       os << "  if (wide_cta(smem_bytes(N, Pc, proto), smem_bytes_wide_cta(N, Pc, proto))) {  // one CTA per SM: twice the threads\n";
-      os << "    auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4" << t << " : " << ns
-         << "_cluster_sync_v1" << t << ")\n"
-         << "                               : (vec4 ? " << ns << "_cluster_mbarrier_v4" << t << " : " << ns
-         << "_cluster_mbarrier_v1" << t << ");\n";
+      clusterKernel("    ", "", t);
       os << "    return launch_geo(kernel, geometry_wide_cta, true, P, M, N, smem_bytes_wide_cta(N, Pc, proto), true, "
             "proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
     }
-    os << "  auto kernel = protocol == 0 ? (vec4 ? " << ns << "_cluster_sync_v4 : " << ns
-       << "_cluster_sync_v1)\n"
-       << "                             : (vec4 ? " << ns << "_cluster_mbarrier_v4 : " << ns
-       << "_cluster_mbarrier_v1);\n";
+    clusterKernel("  ", "", "");
     os << "  return launch(kernel, true, P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
        << numPtrs << ", stream, " << castArgs << ", P);\n";
     os << "}\n\n";
