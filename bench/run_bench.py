@@ -75,16 +75,21 @@ class CreditKernels:
         self.status.argtypes = [ctypes.c_int]
 
     def other_form_configs(self, N):
-        """The form the launchers do not run (an ablation, recorded as
-        otherform_*): the staged kernel in SMEM where the launcher holds the
-        row in registers, the cluster kernel with the slice in registers
-        where it fits."""
+        """The forms the launchers do not run (ablations), as (record prefix,
+        variant, P, protocol): otherform_* the staged kernel in SMEM where the
+        launcher holds the row in registers, the cluster kernel with the slice
+        in registers where it fits; fullform_* the cluster kernel retaining
+        every kept input (two or more) in SMEM, from 32768 on, where the
+        launcher may run the partial-retention form instead."""
         out = []
         if N <= STAGED_REGS_MAX_N and self.max_n(b"staged", 1, 0) >= N:
-            out.append(("staged_smem", 1, 0))
+            out.append(("otherform", "staged_smem", 1, 0))
         if N <= CLUSTER_REGS_MAX_N:
-            out += [("cluster_regs", P, protocol) for v, P, protocol in self.configs(N)
+            out += [("otherform", "cluster_regs", P, protocol) for v, P, protocol in self.configs(N)
                     if v == "cluster" and -(-N // P) <= CLUSTER_REGS_MAX_SLICE]
+        if N >= 32768:
+            out += [("fullform", "cluster_full", P, protocol) for v, P, protocol in self.configs(N)
+                    if v == "cluster" and self.max_n(b"cluster_partial", P, protocol) >= N]
         return out
 
     def configs(self, N):
@@ -111,7 +116,7 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant in ("cluster", "cluster_regs"):
+    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     return "staged" if variant == "staged_smem" else variant
 
@@ -176,7 +181,7 @@ def main():
     ap.add_argument("--extra-gen", default="", help="more generated dirs (other CTA sizes): tag=dir,...")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-other-forms", dest="other_forms", action="store_false",
-                    help="skip the forms the launchers do not run (staged_smem, cluster_regs)")
+                    help="skip the forms the launchers do not run (staged_smem, cluster_regs, cluster_full)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
@@ -239,10 +244,10 @@ def main():
                 fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
                 measure("credit_" + label(variant, P, protocol), fn, outs)
             if args.other_forms:
-                for variant, P, protocol in ck.other_form_configs(N):
+                for prefix, variant, P, protocol in ck.other_form_configs(N):
                     outs = wl.alloc_outputs(M, N)
                     fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
-                    measure("otherform_" + label(variant, P, protocol), fn, outs)
+                    measure(f"{prefix}_" + label(variant, P, protocol), fn, outs)
             for tag, tlibs in extra.items():
                 tk = CreditKernels(tlibs[name], name)
                 for variant, P, protocol in tk.configs(N):

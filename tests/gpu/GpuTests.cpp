@@ -13,11 +13,14 @@
 // last and 12 random ones): the reference is a host loop in double.
 //
 // The forms the launchers do not run are checked as well: "staged_smem" (the
-// row in SMEM where the staged launcher uses registers) and "cluster_regs"
-// (the slice in registers, where it fits).
+// row in SMEM where the staged launcher uses registers), "cluster_regs"
+// (the slice in registers, where it fits), "cluster_partial" (one kept input
+// re-read from global memory, at every shape) and "cluster_full" (every kept
+// input in SMEM, where "cluster" runs the partial form).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
 // 4099, 8192, 12289, 16384 and 32768 -- the float4 path with bulk copies in
-// the SMEM forms, the scalar path, the register forms and the wide-CTA twins --
+// the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
+// at 32768 and P = 2, the partial-retention form as "cluster" runs it --
 // every variant, for compute-sanitizer). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
@@ -154,13 +157,15 @@ std::string scope() {
 }
 
 struct Config {
-  // cluster, staged, reread; cluster_regs, staged_smem (the forms the
-  // launchers do not run); auto: the model-driven dispatch (_launch_auto)
+  // cluster, staged, reread; cluster_regs, cluster_full, cluster_partial,
+  // staged_smem (the forms the launchers do not run, or not at every shape);
+  // auto: the model-driven dispatch (_launch_auto)
   std::string variant;
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
-    if (variant == "cluster" || variant == "cluster_regs")
+    if (variant == "cluster" || variant == "cluster_regs" || variant == "cluster_full" ||
+        variant == "cluster_partial")
       return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
@@ -370,12 +375,21 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
     if (otherForms)
       out.push_back({"staged_smem", 1, 0});
   }
+  // The partial-retention form (two or more kept inputs; max_legal_n 0
+  // otherwise) at every shape, though "cluster" runs it only where the full
+  // form allows one CTA per SM; "cluster_full" (the full form, the wide-CTA
+  // twin there) where that can happen.
   for (int protocol : {0, 1})
     for (int P : {2, 4, 8, 16})
       if (P <= maxClusterP() && w.maxLegalN("cluster", P, protocol) >= N) {
         out.push_back({"cluster", P, protocol});
         if (otherForms)
           out.push_back({"cluster_regs", P, protocol});
+        if (w.maxLegalN("cluster_partial", P, protocol) >= N) {
+          out.push_back({"cluster_partial", P, protocol});
+          if (N >= 32768)
+            out.push_back({"cluster_full", P, protocol});
+        }
       }
   return out;
 }
@@ -395,7 +409,8 @@ void runWorkload(const Workload &w) {
     // 4096: float4 (+ bulk copies in the SMEM forms); 4099: scalar; 8192: wide
     // staged registers; 12289 and 16384: cluster slices in registers at P = 2
     // (scalar, float4), and (two kept inputs) the 512-thread staged twins;
-    // 32768: the 512-thread cluster twins at P = 2.
+    // 32768: at P = 2 the partial-retention form (two kept inputs: "cluster") and the
+    // 512-thread cluster twins ("cluster_full"; one kept input: "cluster").
     Ns = {4096, 4099, 8192, 12289, 16384, 32768};
     Ms = {3};
   }

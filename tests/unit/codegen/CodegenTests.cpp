@@ -87,6 +87,14 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
                           "cluster_sync_v4_cta512", "cluster_sync_v1_cta512", "cluster_mbarrier_v4_cta512",
                           "cluster_mbarrier_v1_cta512"})
       out.insert(p + s);
+  // The partial-retention form: the examples with two kept inputs (report:
+  // "kept in SMEM: x, dy" and the like; names_stress keeps float and off).
+  const bool twoKept = k == "lars" || k == "pearson_bwd" || k == "wvar_bwd" || k == "softmax_logits_bwd" ||
+                       k == "names_stress";
+  if (want(Variant::Cluster) && twoKept)
+    for (const char *s : {"cluster_partial_sync_v4", "cluster_partial_sync_v1", "cluster_partial_mbarrier_v4",
+                          "cluster_partial_mbarrier_v1"})
+      out.insert(p + s);
   if (want(Variant::Staged))
     out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1",
                 p + "staged_regs_wide_v4", p + "staged_regs_wide_v1", p + "staged_v4_cta512",

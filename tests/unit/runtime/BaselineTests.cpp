@@ -96,6 +96,30 @@ TEST_CASE("useWideCta: twice the threads where one CTA fills an SM's shared memo
   CHECK_FALSE(credit::useWideCta(512, 128 * 1024, 128 * 1024, 0, optin));  // unknown device
 }
 
+TEST_CASE("usePartialRetention: one kept input fewer where the full form fills an SM", "[runtime][layout]") {
+  const long long perSm = 233472, optin = 232448;
+  // softmax_logits_bwd (keep 8, partial keep 4) on the H200, mbarrier: P = 16
+  // at 262144 (128 KiB: one CTA per SM; 64 KiB: three) takes the partial form,
+  // P = 16 at 131072 (64 KiB: three already) does not.
+  const credit::WorkloadGeometry full{8, 3, 1, 3, 256}, partial{4, 3, 1, 3, 256};
+  using credit::Protocol;
+  const auto use = [&](long long N, int P) {
+    return credit::usePartialRetention(credit::smemBytes(full, N, P, Protocol::Mbarrier),
+                                       credit::smemBytes(partial, N, P, Protocol::Mbarrier), perSm, optin);
+  };
+  CHECK(use(262144, 16));
+  CHECK(use(131072, 8));
+  CHECK(use(65536, 4));
+  CHECK(use(32768, 2));
+  CHECK_FALSE(use(131072, 16));
+  CHECK_FALSE(use(65536, 8));
+  CHECK_FALSE(use(262144, 8));  // the full form is not legal there (Eq. 3): neither runs
+  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 128 * 1024, perSm, optin));  // no partial form
+  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 120 * 1024, perSm, optin));  // still one CTA per SM
+  CHECK(credit::usePartialRetention(128 * 1024, 100 * 1024, perSm, optin));         // two
+  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 64 * 1024, 0, optin));        // unknown device
+}
+
 TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", "[runtime][layout]") {
   // The generic variant "staged_smem" (registersOk false).
   const credit::WorkloadGeometry g{8, 2, 3, 4, 256};

@@ -123,7 +123,10 @@ const char *const kInternalNames[] = {
     "vecPtrs", "vecBytes", "smemBytes", "maxLegal", "proto", "kernel", "status", "clusterKernel",
     "args", "lim", "req", "cfg", "attr", "maxCluster", "Kernel", "Args", "Params", "Pc", "maxN",
     "regsKernel", "kWideCtaThreads", "geometry_wide_cta", "smem_bytes_wide_cta", "wide_cta", "launch_geo",
-    "THREADS", "device_smem", "perSm", "form"};
+    "THREADS", "device_smem", "perSm", "form",
+    // the partial-retention form
+    "kPartial", "kHasPartialForm", "partialDropped", "geometry_partial", "smem_bytes_partial",
+    "CLUSTER_PARTIAL_SYNC", "CLUSTER_PARTIAL_MBARRIER", "partial_retention", "partialOk"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -133,8 +136,10 @@ struct InputInfo {
   std::string slice; // this CTA's slice in global memory (row/broadcast)
   std::string smem;  // the retained slice (kept inputs)
   std::string reg;   // the row held in registers (kept inputs, STAGED_REGS)
+  std::string keep;  // constexpr bool of the body: this instantiation retains it in SMEM (kept inputs)
+  std::string bulk;  // constexpr bool of the body: ... and fills it with bulk copies
   std::string vec;   // the VEC loaded elements
-  int keptIndex = -1;
+  int keptIndex = -1; // its SMEM array (and bulk-load mbarriers): the partial form's dropped input is last
   int firstPass = -1;
   llvm::SmallVector<int> passes; // passes reading it
 };
@@ -264,6 +269,12 @@ private:
         return &m;
     return nullptr;
   }
+  /// The partial-retention form (two or more kept inputs): the kept input it
+  /// re-reads from global memory instead of retaining; null: no such form.
+  InputInfo *partialDropped = nullptr;
+  void choosePartialRetention();
+  /// A kept input's SMEM array / bulk-load mbarrier index in the body.
+  std::string keptSlot(const InputInfo &in) const { return std::to_string(in.keptIndex); }
   llvm::DenseMap<Operation *, std::string> tempName; // row-level temporaries
   std::vector<std::string> statNames;                // every statistic, for the control sink
   bool genFailed = false;
@@ -358,6 +369,8 @@ mlir::LogicalResult KernelEmitter::analyze() {
     info->keptIndex = static_cast<int>(i);
     info->smem = names.unique(derived(info->name, "smem"));
     info->reg = names.unique(derived(info->name, "r"));
+    info->keep = names.unique(derived(info->name, "keep"));
+    info->bulk = names.unique(derived(info->name, "bulk"));
   }
 
   // Passes: every stage, then h. The inputs a pass loads are the row and
@@ -500,6 +513,7 @@ mlir::LogicalResult KernelEmitter::analyze() {
     rowP.bind(op->getResult(0), n);
   if (failed(findMaterializations()))
     return mlir::failure();
+  choosePartialRetention();
   // Anything else in the kernel body we do not know.
   for (Operation &op : kernel.getBodyBlock()) {
     if (llvm::isa<cr::InputOp, cr::ParamOp, cr::RowWidthOp, cr::StageOp, cr::ApplyOp,
@@ -510,6 +524,39 @@ mlir::LogicalResult KernelEmitter::analyze() {
            << op.getName().getStringRef() << "'";
   }
   return mlir::success();
+}
+
+/// Which kept input the partial-retention form re-reads: the one whose reads
+/// after the first are fewest (each is a read from global memory, served by
+/// L2 when the passes are close), never one the retained slice holds as T(x)
+/// (that saving would be lost) unless every kept input is; the last declared
+/// on a tie. softmax_logits_bwd: dy (read by stage 3 and h only, while x is
+/// read by all four passes and holds exp(x - m)).
+void KernelEmitter::choosePartialRetention() {
+  if (traffic.kept.size() < 2)
+    return;
+  auto isMaterialized = [&](const InputInfo *in) {
+    return llvm::any_of(materialized, [&](const Materialized &m) { return m.input == in; });
+  };
+  bool allMaterialized = true;
+  for (cr::InputOp k : traffic.kept)
+    allMaterialized &= isMaterialized(inputOf.lookup(k));
+  for (cr::InputOp k : traffic.kept) {
+    InputInfo *in = inputOf.lookup(k);
+    if (!allMaterialized && isMaterialized(in))
+      continue;
+    if (!partialDropped || in->passes.size() <= partialDropped->passes.size())
+      partialDropped = in;
+  }
+  // Its SMEM array goes last, so that the partial form's layout is the full
+  // form's without the last array: every other array keeps its offset.
+  int slot = 0;
+  for (cr::InputOp k : traffic.kept) {
+    InputInfo *in = inputOf.lookup(k);
+    if (in != partialDropped)
+      in->keptIndex = slot++;
+  }
+  partialDropped->keptIndex = slot;
 }
 
 namespace {
@@ -923,8 +970,13 @@ void KernelEmitter::emitMetadata() {
   os << "inline constexpr const char* keptInputs[" << std::max<size_t>(1, traffic.kept.size()) << "] = {";
   if (traffic.kept.empty())
     os << "nullptr";
-  for (auto [i, in] : llvm::enumerate(traffic.kept))
-    os << (i ? ", " : "") << "\"" << in.getName() << "\"";
+  llvm::SmallVector<const InputInfo *> keptOrder(traffic.kept.size());
+  for (cr::InputOp k : traffic.kept) {
+    const InputInfo *in = inputOf.lookup(k);
+    keptOrder[in->keptIndex] = in;
+  }
+  for (auto [i, in] : llvm::enumerate(keptOrder))
+    os << (i ? ", " : "") << "\"" << in->src << "\"";
   os << "};  // SMEM arrays after the scratch, in this order\n";
   os << formatv("inline constexpr int K_sync = {0};      // cluster barriers per row, sync protocol (2 per stage)\n",
                 barriers.sync);
@@ -944,6 +996,14 @@ void KernelEmitter::emitMetadata() {
   os << formatv("inline constexpr credit::WorkloadGeometry geometry_wide_cta = {{{0}, {1}, {2}, {3}, {4}};\n",
                 geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
                 wideCtaThreads() ? wideCtaThreads() : geo.threads);
+  // The partial-retention form: one kept input fewer in SMEM (credit::usePartialRetention).
+  os << formatv("inline constexpr bool kHasPartialForm = {0};  // CLUSTER_PARTIAL_*: two or more kept inputs\n",
+                partialDropped ? "true" : "false");
+  os << "inline constexpr const char* partialDropped = "
+     << (partialDropped ? "\"" + partialDropped->src + "\"" : std::string("nullptr"))
+     << ";  // the kept input the partial form re-reads from global memory (L2)\n";
+  os << formatv("inline constexpr credit::WorkloadGeometry geometry_partial = {{{0}, {1}, {2}, {3}, {4}};\n",
+                geo.keepBytesPerElem - (partialDropped ? 4 : 0), geo.numStages, geo.qMax, geo.qSum, geo.threads);
   os << formatv("inline constexpr credit::TargetInfo target = credit::findTarget(\"{0}\");  // --arch\n",
                 target.arch);
   os << "\n// Params of the .credit source.\n";
@@ -964,6 +1024,11 @@ CREDIT_HD constexpr long long smem_bytes(long long N, int P, credit::Protocol pr
 // warp count.
 CREDIT_HD constexpr long long smem_bytes_wide_cta(long long N, int P, credit::Protocol protocol) {
   return credit::smemBytes(geometry_wide_cta, N, P, protocol);
+}
+// The partial-retention form (kHasPartialForm): the same layout without the
+// dropped input's array.
+CREDIT_HD constexpr long long smem_bytes_partial(long long N, int P, credit::Protocol protocol) {
+  return credit::smemBytes(geometry_partial, N, P, protocol);
 }
 // The reread kernel retains nothing: scratch only.
 CREDIT_HD constexpr long long reread_smem_bytes() {
@@ -999,6 +1064,9 @@ enum : int {
   STAGED_REGS = 6,       // STAGED with the row in registers (RPT elements per thread and kept input)
   CLUSTER_REGS_SYNC = 7,      // CLUSTER_SYNC with the slice in registers instead of SMEM
   CLUSTER_REGS_MBARRIER = 8,  // CLUSTER_MBARRIER with the slice in registers instead of SMEM
+  CLUSTER_PARTIAL_SYNC = 9,      // CLUSTER_SYNC retaining every kept input but partialDropped, which
+                                 // every later pass reads from global memory again (L2)
+  CLUSTER_PARTIAL_MBARRIER = 10, // the same, mbarrier protocol
 };
 
 // Launcher status codes: 0 ok; 1..99 credit::LaunchStatus (LaunchCheck.h);
@@ -1115,7 +1183,8 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     os << c2 << "const unsigned cend = kBulk ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
     os << c2 << "if constexpr (kBulk) {\n";
     for (InputInfo *in : landing)
-      os << c2 << "  credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
+      os << c2 << "  " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
+         << "credit_mbar_wait(credit_smem_addr(load_bars + " << keptSlot(*in)
          << " * credit::kLoadChunks + c), 0);  // " << in->src << "[chunk c] has landed\n";
     os << c2 << "}\n";
     loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
@@ -1137,7 +1206,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     if (in->firstPass == p && in->keptIndex >= 0) {
       os << in3 << "if constexpr (kRegPrefetch) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
          << "[it][u]);  // " << in->src << ": loaded into registers at entry\n";
-      os << in3 << "else if constexpr (kBulk) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
+      os << in3 << "else if constexpr (" << in->bulk << ") credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
          << " + off);  // " << in->src << ": landed by the bulk copy\n";
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
@@ -1147,10 +1216,10 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     } else {
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
          << "[it][u]);  // " << in->src << ": held in registers\n";
-      os << in3 << "else if constexpr (kRetain) credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
+      os << in3 << "else if constexpr (" << in->keep << ") credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
          << " + off);  // " << in->src << ": the retained slice\n";
-      os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice
-         << " + off);  // REREAD: " << in->src << " again from HBM\n";
+      os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);  // REREAD"
+         << (in == partialDropped ? ", CLUSTER_PARTIAL_*" : "") << ": " << in->src << " again from global memory\n";
     }
   }
   for (InputInfo *in : pass.broadcastInputs)
@@ -1167,7 +1236,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       continue;
     os << in3 << "if constexpr (kRegs && !kRegPrefetch) credit_copy<VEC>(" << in->reg << "[it][u], " << in->vec
        << "[u]);  // keep " << in->src << " in registers\n";
-    os << in3 << "if constexpr (kRetain && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
+    os << in3 << "if constexpr (" << in->keep << " && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
        << in->vec << "[u]);  // deposit " << in->src << ", read again by " << laterReaders(*in)
        << "\n";
   }
@@ -1217,7 +1286,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
             os << p.expr(&op) << ";  // T(" << m->input->src << ") = " << m->math
                << ", stored below for the later passes\n";
           else
-            os << "(kRetain || kRegs) ? " << m->input->name << " : " << p.expr(&op)
+            os << "(" << m->input->keep << " || kRegs) ? " << m->input->name << " : " << p.expr(&op)
                << ";  // the retained slice holds T(" << m->input->src << ") = " << m->math << "\n";
         }
         p.bind(op.getResult(0), m->name);
@@ -1259,7 +1328,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   for (const Materialized &m : materialized)
     if (m.pass == p)
     {
-      os << in3 << "if constexpr (kRetain) credit_st_smem<VEC>(" << m.input->smem << " + off, " << m.vec
+      os << in3 << "if constexpr (" << m.input->keep << ") credit_st_smem<VEC>(" << m.input->smem << " + off, " << m.vec
          << ");  // " << m.input->src << " -> T(" << m.input->src << ") in place: same thread, same elements\n";
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << m.input->reg << "[it][u], " << m.vec << ");\n";
     }
@@ -1411,30 +1480,35 @@ void KernelEmitter::emitBody() {
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
   os << "    long long M, int N, int P) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
-  static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_REGS_MBARRIER, "MODE");
+  static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PARTIAL_MBARRIER, "MODE");
+  // CLUSTER_PARTIAL_*: the partial-retention form (its own geometry_partial).
+  constexpr bool kPartial = MODE == CLUSTER_PARTIAL_SYNC || MODE == CLUSTER_PARTIAL_MBARRIER;
   // THREADS: this instantiation's CTA size, kThreads or kWideCtaThreads (the
   // wide-CTA twins). The body's kThreads, kWarps and geometry are its own.
   static_assert(THREADS == )cuda" << ns << R"cuda(::kThreads || THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads, "THREADS");
   constexpr int kThreads = THREADS;
   constexpr int kWarps = THREADS / 32;
-  constexpr credit::WorkloadGeometry geometry = THREADS == )cuda" << ns << R"cuda(::kThreads ? )cuda" << ns << R"cuda(::geometry : )cuda" << ns << R"cuda(::geometry_wide_cta;
+  static_assert(!kPartial || ()cuda" << ns << R"cuda(::kHasPartialForm && THREADS == )cuda" << ns << R"cuda(::kThreads), "no such form");
+  constexpr credit::WorkloadGeometry geometry = THREADS != )cuda" << ns << R"cuda(::kThreads ? )cuda" << ns << R"cuda(::geometry_wide_cta
+                                                : kPartial ? )cuda" << ns << R"cuda(::geometry_partial : )cuda" << ns << R"cuda(::geometry;
   // Seed 002: thread t's runs of VEC words, VEC words apart, accessed VEC words
   // wide, are bank-conflict-free without a pad (gcd(S, 32) <= w).
   static_assert(!credit::needsPad(VEC, 4, 4 * VEC), "the retained slice needs no padding");
   constexpr bool kCluster = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER ||
                             MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER ||
-                            MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER;
+                            MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER || kPartial;
   constexpr bool kControl = MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER;
-  constexpr bool kRetain = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER || MODE == STAGED;
+  constexpr bool kRetain = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER || MODE == STAGED || kPartial;
   // STAGED_REGS, CLUSTER_REGS_*: the row (slice) stays in registers, up to
   // RPT elements per thread and kept input in kRegIters sweeps of kUnroll x VEC,
   // every sweep index a compile-time constant (the pass loops are unrolled), so
   // no local memory. The launchers pick these forms when the slice fits.
   constexpr bool kRegs = MODE == STAGED_REGS || MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER;
   static_assert(kRegs == (RPT > 0), "RPT > 0 exactly in the register-resident modes");
-  constexpr bool kSyncExchange = MODE == CLUSTER_SYNC || MODE == CONTROL_SYNC || MODE == CLUSTER_REGS_SYNC;
-  constexpr bool kMbarExchange =
-      MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER || MODE == CLUSTER_REGS_MBARRIER;
+  constexpr bool kSyncExchange = MODE == CLUSTER_SYNC || MODE == CONTROL_SYNC || MODE == CLUSTER_REGS_SYNC ||
+                                 MODE == CLUSTER_PARTIAL_SYNC;
+  constexpr bool kMbarExchange = MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER ||
+                                 MODE == CLUSTER_REGS_MBARRIER || MODE == CLUSTER_PARTIAL_MBARRIER;
   constexpr credit::Protocol kProtocol =
       kMbarExchange ? credit::Protocol::Mbarrier : credit::Protocol::Sync;
   // Retaining kernels on the float4 path fill the retained slice with bulk
@@ -1442,7 +1516,7 @@ void KernelEmitter::emitBody() {
   // flight at once, through no registers. VEC == 4 guarantees what they need
   // (rows 16-byte aligned and N % 4 == 0, so every slice and chunk starts
   // 16-byte aligned and is a multiple of 16 bytes long).
-  constexpr bool kBulk = kRetain && VEC == 4 && numKept > 0;
+  constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0;
   // Loads in flight per thread and input in every pass (see the loops).
   constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
   constexpr int kRegIters = kRegs ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
@@ -1474,24 +1548,29 @@ void KernelEmitter::emitBody() {
   float* const cta_partial = reinterpret_cast<float*>(smem + layout.ctaPartialOffset);      // [qMax]
   float* const slots = reinterpret_cast<float*>(smem + layout.slotsOffset);  // sync: [P][q_l]; mbarrier: per stage
   uint64_t* const bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);  // mbarrier: L of them
-  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [numKept][kLoadChunks]
+  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [kept array][kLoadChunks]
   const unsigned chunk = static_cast<unsigned>(credit::loadChunkElems(len, kThreads));  // bulk-load chunk
   (void)bars;
   (void)slots;
   (void)load_bars;
   (void)chunk;
 )cuda";
-  // Kept arrays.
-  long long keptOffsetElems = 0;
+  // Kept arrays: whether this instantiation retains each (the partial form
+  // re-reads one of them from global memory), and where.
   for (cr::InputOp k : traffic.kept) {
     InputInfo *in = inputOf.lookup(k);
-    os << "  float* const " << in->smem << " = kRetain ? reinterpret_cast<float*>(smem + layout.keepOffset)"
-       << (keptOffsetElems == 0 ? std::string() : formatv(" + {0} * slice", keptOffsetElems).str())
+    os << "  constexpr bool " << in->keep << " = kRetain" << (in == partialDropped ? " && !kPartial" : "")
+       << ";  // " << in->src << " retained in SMEM"
+       << (in == partialDropped ? " (the partial form reads it from global memory again)" : "") << "\n";
+    os << "  constexpr bool " << in->bulk << " = kBulk && " << in->keep << ";\n";
+    const std::string slot = keptSlot(*in);
+    os << "  float* const " << in->smem << " = " << in->keep
+       << " ? reinterpret_cast<float*>(smem + layout.keepOffset)"
+       << (slot == "0" ? std::string() : " + " + slot + " * slice")
        << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
     os << "  float " << in->reg << "[kRegs ? kRegIters : 1][kUnroll][VEC];  // STAGED_REGS: this thread's "
        << in->src << "\n";
     os << "  (void)" << in->reg << ";\n";
-    keptOffsetElems += 1;
   }
   // Global pointers of this CTA's slice (never formed in the control kernels,
   // whose pointers are null).
@@ -1558,21 +1637,28 @@ void KernelEmitter::emitBody() {
           "  // the first pass over an input waits for each of its chunks in turn.\n";
     os << "  if constexpr (kBulk) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (int k = 0; k < numKept * credit::kLoadChunks; ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
+    os << "      for (int k = 0; k < credit::numKeptArrays(geometry) * credit::kLoadChunks; ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
     os << "      credit_fence_mbarrier_init_cluster();  // the inits, visible to the async proxy\n";
     os << "    }\n";
     os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
     os << "    if (tid == 0) {\n";
     for (InputInfo *in : kept) {
-      os << "      for (int c = 0; c < credit::kLoadChunks; ++c) {  // " << in->src << "\n";
-      os << "        const unsigned cbeg = c * chunk < len ? c * chunk : len;\n";
-      os << "        const unsigned cend = cbeg + chunk < len ? cbeg + chunk : len;\n";
-      os << "        const uint32_t bar = credit_smem_addr(load_bars + " << in->keptIndex
+      std::string ind = "      ";
+      if (in == partialDropped) {
+        os << "      if constexpr (" << in->bulk << ") {  // not in the partial form\n";
+        ind += "  ";
+      }
+      os << ind << "for (int c = 0; c < credit::kLoadChunks; ++c) {  // " << in->src << "\n";
+      os << ind << "  const unsigned cbeg = c * chunk < len ? c * chunk : len;\n";
+      os << ind << "  const unsigned cend = cbeg + chunk < len ? cbeg + chunk : len;\n";
+      os << ind << "  const uint32_t bar = credit_smem_addr(load_bars + " << keptSlot(*in)
          << " * credit::kLoadChunks + c);\n";
-      os << "        credit_mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);  // an empty chunk completes at once\n";
-      os << "        if (cend > cbeg) credit_bulk_load(credit_smem_addr(" << in->smem << " + cbeg), "
+      os << ind << "  credit_mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);  // an empty chunk completes at once\n";
+      os << ind << "  if (cend > cbeg) credit_bulk_load(credit_smem_addr(" << in->smem << " + cbeg), "
          << in->slice << " + cbeg, (cend - cbeg) * 4, bar);\n";
-      os << "      }\n";
+      os << ind << "}\n";
+      if (in == partialDropped)
+        os << "      }\n";
     }
     os << "    }\n";
     os << "  }\n";
@@ -1695,6 +1781,16 @@ void KernelEmitter::emitKernels() {
       dataKernel("cluster_sync_v1", "CLUSTER_SYNC", 1, true, "Same, scalar accesses.", "0", true);
       dataKernel("cluster_mbarrier_v4", "CLUSTER_MBARRIER", 4, true, "Same, mbarrier protocol.", "0", true);
       dataKernel("cluster_mbarrier_v1", "CLUSTER_MBARRIER", 1, true, "Same, scalar accesses.", "0", true);
+    }
+    if (partialDropped) {
+      dataKernel("cluster_partial_sync_v4", "CLUSTER_PARTIAL_SYNC", 4, true,
+                 "The partial-retention form: every kept input but " + partialDropped->src +
+                     " in SMEM, " + partialDropped->src +
+                     " read from global memory (L2) by every pass;\n"
+                     "// run where the full form's footprint allows one CTA per SM (credit::usePartialRetention). Sync, float4.");
+      dataKernel("cluster_partial_sync_v1", "CLUSTER_PARTIAL_SYNC", 1, true, "Same, scalar accesses.");
+      dataKernel("cluster_partial_mbarrier_v4", "CLUSTER_PARTIAL_MBARRIER", 4, true, "Same, mbarrier protocol, float4.");
+      dataKernel("cluster_partial_mbarrier_v1", "CLUSTER_PARTIAL_MBARRIER", 1, true, "Same, scalar accesses.");
     }
   }
   if (wants(credit::Variant::Staged)) {
@@ -1844,13 +1940,13 @@ inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long lon
                     numPtrs, stream, args...);
 }
 
-// This device's SMEM per SM and per block (opt-in), for the wide-CTA rule;
-// both 0 where there is no twin or the query fails (no twin then; the launch
-// reports the error).
+// This device's SMEM per SM and per block (opt-in), for the wide-CTA and
+// partial-retention rules; both 0 where there is neither form or the query
+// fails (the full form then; the launch reports the error).
 inline void device_smem(int& perSm, int& optin) {
   perSm = 0;
   optin = 0;
-  if (kWideCtaThreads == 0) return;
+  if (kWideCtaThreads == 0 && !kHasPartialForm) return;
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
@@ -1859,6 +1955,15 @@ inline void device_smem(int& perSm, int& optin) {
     perSm = 0;
     optin = 0;
   }
+}
+
+// Whether this device runs the partial-retention form instead of the full one
+// of `smemBytes` (credit::usePartialRetention).
+inline bool partial_retention(long long smemBytes, long long partialSmemBytes) {
+  if (!kHasPartialForm) return false;
+  int perSm = 0, optin = 0;
+  device_smem(perSm, optin);
+  return credit::usePartialRetention(smemBytes, partialSmemBytes, perSm, optin);
 }
 
 // Whether this device runs the wide-CTA twin for a kernel of `smemBytes`
@@ -1896,7 +2001,9 @@ inline bool same(const char* a, const char* b) {
   std::string castArgs = args + (args.empty() ? "" : ", ") + "M, static_cast<int>(N)";
 
   // host::cluster: the SMEM form (regsOk false: the launch API) or, where the
-  // slice fits, the register form (the generic variant "cluster_regs").
+  // slice fits, the register form (the generic variant "cluster_regs"); the
+  // SMEM form retains every kept input (partialOk false: the generic variant
+  // "cluster_full") or, where that allows one CTA per SM, all but one.
   // host::staged: the register forms for short rows (regsOk true: the launch
   // API) or the SMEM form at every N (the generic variant "staged_smem").
   os << "namespace " << ns << " {\nnamespace host {\n\n";
@@ -1914,7 +2021,7 @@ inline bool same(const char* a, const char* b) {
   };
   if (wants(credit::Variant::Cluster)) {
     os << "inline int cluster(" << hostParams()
-       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk) {\n";
+       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk, bool partialOk) {\n";
     os << "  if (protocol != 0 && protocol != 1) return kStatusBadProtocol;\n";
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
@@ -1925,6 +2032,16 @@ inline bool same(const char* a, const char* b) {
       os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
+    }
+    if (partialDropped) {
+      os << "  if (partialOk && partial_retention(smem_bytes(N, Pc, proto), smem_bytes_partial(N, Pc, proto))) {  // one CTA per SM: "
+         << partialDropped->src << " from L2\n";
+      clusterKernel("    ", "_partial", "");
+      os << "    return launch(kernel, true, P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ", P);\n";
+      os << "  }\n";
+    } else {
+      os << "  (void)partialOk;  // no partial-retention form: fewer than two kept inputs\n";
     }
     if (wideCtaThreads() > 0) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
@@ -1939,6 +2056,22 @@ inline bool same(const char* a, const char* b) {
     os << "  return launch(kernel, true, P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
        << numPtrs << ", stream, " << castArgs << ", P);\n";
     os << "}\n\n";
+    if (partialDropped) {
+      // Legal exactly where the full form is (launch() checks Eq. 3 with
+      // `geometry`): one bound for every form of "cluster".
+      os << "// The partial-retention form at any shape the full form is legal at (the generic\n"
+            "// variant \"cluster_partial\", for tests and benchmarks).\n";
+      os << "inline int cluster_partial(" << hostParams()
+         << "long long M, long long N, int P, int protocol, cudaStream_t stream) {\n";
+      os << "  if (protocol != 0 && protocol != 1) return kStatusBadProtocol;\n";
+      pre(true);
+      os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
+      os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
+      clusterKernel("  ", "_partial", "");
+      os << "  return launch(kernel, true, P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ", P);\n";
+      os << "}\n\n";
+    }
   }
   if (wants(credit::Variant::Staged)) {
     os << "inline int staged(" << hostParams() << "long long M, long long N, cudaStream_t stream, bool regsOk) {\n";
@@ -2004,7 +2137,7 @@ inline bool same(const char* a, const char* b) {
           "// Each CTA retains its slice in SMEM (Eq. 3).\n";
     os << prototype(Api::Cluster) << " {\n";
     os << "  return " << ns << "::host::cluster(" << argNames() << (argNames().empty() ? "" : ", ")
-       << "M, N, P, protocol, stream, false);\n";
+       << "M, N, P, protocol, stream, false, true);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
@@ -2049,16 +2182,21 @@ inline bool same(const char* a, const char* b) {
     os << "  const credit::Protocol proto = protocol == 1 ? credit::Protocol::Mbarrier : credit::Protocol::Sync;\n";
     os << "  if (variant == nullptr || P < 1) return 0;\n";
     os << "  if (" << ns << "::host::same(variant, \"cluster\") || " << ns
-       << "::host::same(variant, \"cluster_regs\") || " << ns
-       << "::host::same(variant, \"control\")) return " << ns << "::max_legal_n(P, proto);\n";
+       << "::host::same(variant, \"cluster_regs\") || " << ns << "::host::same(variant, \"cluster_full\") || "
+       << ns << "::host::same(variant, \"control\")) return " << ns << "::max_legal_n(P, proto);\n";
+    if (partialDropped && wants(credit::Variant::Cluster))
+      os << "  if (" << ns << "::host::same(variant, \"cluster_partial\")) return " << ns
+         << "::max_legal_n(P, proto);\n";
     os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
        << "::host::same(variant, \"staged_smem\")) return " << ns
        << "::max_legal_n(1, credit::Protocol::Sync);\n";
     os << "  if (" << ns << "::host::same(variant, \"reread\")) return credit::kMaxRowElems;\n";
     os << "  return 0;\n}\n\n";
     os << "// Any emitted variant by name (\"cluster\", \"staged\", \"reread\", \"control\"; and\n"
-          "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"staged_smem\":\n"
-          "// the row in SMEM at every N); args[i]\n"
+          "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"cluster_full\":\n"
+          "// every kept input retained (the wide-CTA twin where \"cluster\" runs the partial-retention\n"
+          "// form); \"cluster_partial\" (two or more kept inputs): the partial-retention form at every\n"
+          "// legal shape; \"staged_smem\": the row in SMEM at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
     os << prototype(Api::Generic) << " {\n";
@@ -2086,7 +2224,13 @@ inline bool same(const char* a, const char* b) {
     // run the faster one measured on the H200): for tests and benchmarks.
     if (wants(credit::Variant::Cluster) && registerForms())
       os << "  if (" << ns << "::host::same(variant, \"cluster_regs\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true, true);\n";
+    if (wants(credit::Variant::Cluster))
+      os << "  if (" << ns << "::host::same(variant, \"cluster_full\"))\n    return " << ns
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, false);\n";
+    if (wants(credit::Variant::Cluster) && partialDropped)
+      os << "  if (" << ns << "::host::same(variant, \"cluster_partial\"))\n    return " << ns
+         << "::host::cluster_partial(" << castList << "M, N, P, protocol, stream);\n";
     if (wants(credit::Variant::Staged))
       os << "  if (" << ns << "::host::same(variant, \"staged_smem\")) {\n"
          << "    if (P != 1) return static_cast<int>(credit::LaunchStatus::BadClusterSize);\n"

@@ -157,6 +157,20 @@ CREDIT_HD constexpr bool useWideCta(int wideThreads, long long smemBytes, long l
          wideSmemBytes <= smemOptin;
 }
 
+// The partial-retention rule of the generated cluster launchers (kernels with
+// two or more kept inputs): where the full form is legal but its footprint
+// lets only one CTA reside per SM, and the form that retains one input fewer
+// (re-reading it from global memory, where it is still in L2: the cluster's
+// slices of the row are read moments apart) fits two or more, the partial form
+// runs instead of the wide-CTA twin. Measured on the H200 (docs/results §2):
+// softmax_logits_bwd 262144, P = 16: 5.56 -> 3.86 ms.
+CREDIT_HD constexpr bool usePartialRetention(long long smemBytes, long long partialSmemBytes,
+                                             long long smemPerSm, long long smemOptin) {
+  return partialSmemBytes > 0 && partialSmemBytes < smemBytes && smemPerSm > 0 &&
+         smemBytes <= smemOptin && ctasPerSmBySmem(smemBytes, smemPerSm) <= 1 &&
+         ctasPerSmBySmem(partialSmemBytes, smemPerSm) >= 2;
+}
+
 // Which forms a file generated for `threads` per CTA carries: the register-
 // resident ones up to 512 threads (at 1024, 64 registers per thread, they
 // spill), wide-CTA twins with twice the threads up to 512 of them (0: none).
