@@ -98,26 +98,33 @@ TEST_CASE("useWideCta: twice the threads where one CTA fills an SM's shared memo
 
 TEST_CASE("usePartialRetention: one kept input fewer where the full form fills an SM", "[runtime][layout]") {
   const long long perSm = 233472, optin = 232448;
-  // softmax_logits_bwd (keep 8, partial keep 4) on the H200, mbarrier: P = 16
-  // at 262144 (128 KiB: one CTA per SM; 64 KiB: three) takes the partial form,
-  // P = 16 at 131072 (64 KiB: three already) does not.
+  // Two kept inputs (keep 8, partial keep 4) on the H200, mbarrier. The full
+  // form runs one CTA per SM at slices of 16384 elements (128 KiB), the
+  // partial one three (64 KiB).
   const credit::WorkloadGeometry full{8, 3, 1, 3, 256}, partial{4, 3, 1, 3, 256};
   using credit::Protocol;
-  const auto use = [&](long long N, int P) {
+  const auto use = [&](long long N, int P, bool late) {
     return credit::usePartialRetention(credit::smemBytes(full, N, P, Protocol::Mbarrier),
-                                       credit::smemBytes(partial, N, P, Protocol::Mbarrier), perSm, optin);
+                                       credit::smemBytes(partial, N, P, Protocol::Mbarrier), P, late, perSm,
+                                       optin);
   };
-  CHECK(use(262144, 16));
-  CHECK(use(131072, 8));
-  CHECK(use(65536, 4));
-  CHECK(use(32768, 2));
-  CHECK_FALSE(use(131072, 16));
-  CHECK_FALSE(use(65536, 8));
-  CHECK_FALSE(use(262144, 8));  // the full form is not legal there (Eq. 3): neither runs
-  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 128 * 1024, perSm, optin));  // no partial form
-  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 120 * 1024, perSm, optin));  // still one CTA per SM
-  CHECK(credit::usePartialRetention(128 * 1024, 100 * 1024, perSm, optin));         // two
-  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 64 * 1024, 0, optin));        // unknown device
+  // softmax_logits_bwd: dy is first read by stage 3 -- every such P.
+  CHECK(use(262144, 16, true));
+  CHECK(use(131072, 8, true));
+  CHECK(use(65536, 4, true));
+  CHECK(use(32768, 2, true));
+  // pearson_bwd and the like: the dropped input is read by the first pass -- P = 16 only.
+  CHECK(use(262144, 16, false));
+  CHECK_FALSE(use(131072, 8, false));
+  CHECK_FALSE(use(32768, 2, false));
+  // Not where the full form already runs several CTAs per SM, nor where it is not legal.
+  CHECK_FALSE(use(131072, 16, true));
+  CHECK_FALSE(use(65536, 8, true));
+  CHECK_FALSE(use(262144, 8, true));
+  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 128 * 1024, 16, true, perSm, optin));  // no partial form
+  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 120 * 1024, 16, true, perSm, optin));  // still one CTA per SM
+  CHECK(credit::usePartialRetention(128 * 1024, 100 * 1024, 16, true, perSm, optin));         // two
+  CHECK_FALSE(credit::usePartialRetention(128 * 1024, 64 * 1024, 16, true, 0, optin));        // unknown device
 }
 
 TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", "[runtime][layout]") {

@@ -126,7 +126,8 @@ const char *const kInternalNames[] = {
     "THREADS", "device_smem", "perSm", "form",
     // the partial-retention form
     "kPartial", "kHasPartialForm", "partialDropped", "geometry_partial", "smem_bytes_partial",
-    "CLUSTER_PARTIAL_SYNC", "CLUSTER_PARTIAL_MBARRIER", "partial_retention", "partialOk"};
+    "CLUSTER_PARTIAL_SYNC", "CLUSTER_PARTIAL_MBARRIER", "partial_retention", "partialOk",
+    "kPartialDroppedReadLate"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -273,6 +274,16 @@ private:
   /// re-reads from global memory instead of retaining; null: no such form.
   InputInfo *partialDropped = nullptr;
   void choosePartialRetention();
+  /// Whether the dropped input is first read after the first pass over the
+  /// kept inputs (its slice would sit idle in SMEM until then).
+  bool partialDroppedReadLate() const {
+    if (!partialDropped)
+      return false;
+    for (cr::InputOp k : traffic.kept)
+      if (inputOf.lookup(k)->firstPass < partialDropped->firstPass)
+        return true;
+    return false;
+  }
   /// A kept input's SMEM array / bulk-load mbarrier index in the body.
   std::string keptSlot(const InputInfo &in) const { return std::to_string(in.keptIndex); }
   llvm::DenseMap<Operation *, std::string> tempName; // row-level temporaries
@@ -1002,6 +1013,9 @@ void KernelEmitter::emitMetadata() {
   os << "inline constexpr const char* partialDropped = "
      << (partialDropped ? "\"" + partialDropped->src + "\"" : std::string("nullptr"))
      << ";  // the kept input the partial form re-reads from global memory (L2)\n";
+  os << formatv("inline constexpr bool kPartialDroppedReadLate = {0};  // first read after the first pass "
+                "(credit::usePartialRetention)\n",
+                partialDroppedReadLate() ? "true" : "false");
   os << formatv("inline constexpr credit::WorkloadGeometry geometry_partial = {{{0}, {1}, {2}, {3}, {4}};\n",
                 geo.keepBytesPerElem - (partialDropped ? 4 : 0), geo.numStages, geo.qMax, geo.qSum, geo.threads);
   os << formatv("inline constexpr credit::TargetInfo target = credit::findTarget(\"{0}\");  // --arch\n",
@@ -1787,7 +1801,7 @@ void KernelEmitter::emitKernels() {
                  "The partial-retention form: every kept input but " + partialDropped->src +
                      " in SMEM, " + partialDropped->src +
                      " read from global memory (L2) by every pass;\n"
-                     "// run where the full form's footprint allows one CTA per SM (credit::usePartialRetention). Sync, float4.");
+                     "// run where the full form's footprint allows one CTA per SM and credit::usePartialRetention holds. Sync, float4.");
       dataKernel("cluster_partial_sync_v1", "CLUSTER_PARTIAL_SYNC", 1, true, "Same, scalar accesses.");
       dataKernel("cluster_partial_mbarrier_v4", "CLUSTER_PARTIAL_MBARRIER", 4, true, "Same, mbarrier protocol, float4.");
       dataKernel("cluster_partial_mbarrier_v1", "CLUSTER_PARTIAL_MBARRIER", 1, true, "Same, scalar accesses.");
@@ -1959,11 +1973,11 @@ inline void device_smem(int& perSm, int& optin) {
 
 // Whether this device runs the partial-retention form instead of the full one
 // of `smemBytes` (credit::usePartialRetention).
-inline bool partial_retention(long long smemBytes, long long partialSmemBytes) {
+inline bool partial_retention(long long smemBytes, long long partialSmemBytes, int P) {
   if (!kHasPartialForm) return false;
   int perSm = 0, optin = 0;
   device_smem(perSm, optin);
-  return credit::usePartialRetention(smemBytes, partialSmemBytes, perSm, optin);
+  return credit::usePartialRetention(smemBytes, partialSmemBytes, P, kPartialDroppedReadLate, perSm, optin);
 }
 
 // Whether this device runs the wide-CTA twin for a kernel of `smemBytes`
@@ -2034,7 +2048,7 @@ inline bool same(const char* a, const char* b) {
       os << "  }\n";
     }
     if (partialDropped) {
-      os << "  if (partialOk && partial_retention(smem_bytes(N, Pc, proto), smem_bytes_partial(N, Pc, proto))) {  // one CTA per SM: "
+      os << "  if (partialOk && partial_retention(smem_bytes(N, Pc, proto), smem_bytes_partial(N, Pc, proto), Pc)) {  // one CTA per SM: "
          << partialDropped->src << " from L2\n";
       clusterKernel("    ", "_partial", "");
       os << "    return launch(kernel, true, P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "

@@ -158,17 +158,29 @@ CREDIT_HD constexpr bool useWideCta(int wideThreads, long long smemBytes, long l
 }
 
 // The partial-retention rule of the generated cluster launchers (kernels with
-// two or more kept inputs): where the full form is legal but its footprint
-// lets only one CTA reside per SM, and the form that retains one input fewer
-// (re-reading it from global memory, where it is still in L2: the cluster's
-// slices of the row are read moments apart) fits two or more, the partial form
-// runs instead of the wide-CTA twin. Measured on the H200 (docs/results §2):
-// softmax_logits_bwd 262144, P = 16: 5.56 -> 3.86 ms.
-CREDIT_HD constexpr bool usePartialRetention(long long smemBytes, long long partialSmemBytes,
-                                             long long smemPerSm, long long smemOptin) {
+// two or more kept inputs). The partial form retains one input fewer and
+// re-reads it from global memory, where it is still in L2 (the cluster's
+// slices of a row are read moments apart). It runs instead of the full form
+// (and its wide-CTA twin) where the full form is legal but its footprint lets
+// only one CTA reside per SM, the partial one fits two or more, and either
+//   - the dropped input is first read after the first pass (`droppedReadLate`):
+//     the full form holds its slice idle through the earlier passes, or
+//   - P >= kPartialRetentionMinP: at one CTA per SM only 7 clusters of 16 are
+//     resident on the H200 (Nsight Compute: 112 of 132 SMs, 42% of DRAM
+//     bandwidth), against 21 with half the footprint.
+// Measured on the H200 (same-run A/B, partial / full, docs/results §2):
+// softmax_logits_bwd (dy first read by stage 3) 0.64-0.84 at P = 2..16; the
+// other three two-input workloads 0.85-0.97 at P = 16 but up to 1.16 at
+// P = 2..8, where the second read of the dropped input costs more than the
+// occupancy gains.
+constexpr int kPartialRetentionMinP = 16;
+CREDIT_HD constexpr bool usePartialRetention(long long smemBytes, long long partialSmemBytes, int P,
+                                             bool droppedReadLate, long long smemPerSm,
+                                             long long smemOptin) {
   return partialSmemBytes > 0 && partialSmemBytes < smemBytes && smemPerSm > 0 &&
          smemBytes <= smemOptin && ctasPerSmBySmem(smemBytes, smemPerSm) <= 1 &&
-         ctasPerSmBySmem(partialSmemBytes, smemPerSm) >= 2;
+         ctasPerSmBySmem(partialSmemBytes, smemPerSm) >= 2 &&
+         (droppedReadLate || P >= kPartialRetentionMinP);
 }
 
 // Which forms a file generated for `threads` per CTA carries: the register-
