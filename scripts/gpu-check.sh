@@ -31,7 +31,7 @@ run /tmp/b-gpu/credit-gpu-tests 2>&1 | tee "$out/gpu-tests.txt" | tail -60
 for tool in memcheck racecheck synccheck; do
   step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384, 32768)"
   # synccheck misreports clusters of 16 (seen even on kernels with no DSMEM
-  # exchange; docs/testing.md), so it checks P <= 8.
+  # exchange; docs/results/README.md §1), so it checks P <= 8.
   maxp=16; [ $tool = synccheck ] && maxp=8
   CREDIT_GPU_TEST_SCOPE=tiny CREDIT_GPU_TEST_MAX_P=$maxp run compute-sanitizer --tool $tool --error-exitcode 9 \
     /tmp/b-gpu/credit-gpu-tests "every variant*" > "$out/sanitizer-$tool.txt" 2>&1

@@ -357,7 +357,7 @@ private:
 };
 
 /// CREDIT_GPU_TEST_MAX_P caps the cluster size (compute-sanitizer's synccheck
-/// misreports clusters of 16: docs/testing.md).
+/// misreports clusters of 16: docs/results/README.md §1).
 int maxClusterP() {
   const char *s = std::getenv("CREDIT_GPU_TEST_MAX_P");
   return s ? std::atoi(s) : 16;
