@@ -284,8 +284,6 @@ private:
         return true;
     return false;
   }
-  /// A kept input's SMEM array / bulk-load mbarrier index in the body.
-  std::string keptSlot(const InputInfo &in) const { return std::to_string(in.keptIndex); }
   llvm::DenseMap<Operation *, std::string> tempName; // row-level temporaries
   std::vector<std::string> statNames;                // every statistic, for the control sink
   bool genFailed = false;
@@ -540,9 +538,10 @@ mlir::LogicalResult KernelEmitter::analyze() {
 /// Which kept input the partial-retention form re-reads: the one whose reads
 /// after the first are fewest (each is a read from global memory, served by
 /// L2 when the passes are close), never one the retained slice holds as T(x)
-/// (that saving would be lost) unless every kept input is; the last declared
-/// on a tie. softmax_logits_bwd: dy (read by stage 3 and h only, while x is
-/// read by all four passes and holds exp(x - m)).
+/// (that saving would be lost) unless every kept input is; on a tie the last
+/// the analyses list (they list inputs in the order the passes first read
+/// them). softmax_logits_bwd: dy (read by stage 3 and h only, while x is read
+/// by all four passes and holds exp(x - m)); pearson_bwd: y.
 void KernelEmitter::choosePartialRetention() {
   if (traffic.kept.size() < 2)
     return;
@@ -1198,7 +1197,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     os << c2 << "if constexpr (kBulk) {\n";
     for (InputInfo *in : landing)
       os << c2 << "  " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
-         << "credit_mbar_wait(credit_smem_addr(load_bars + " << keptSlot(*in)
+         << "credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
          << " * credit::kLoadChunks + c), 0);  // " << in->src << "[chunk c] has landed\n";
     os << c2 << "}\n";
     loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
@@ -1577,7 +1576,7 @@ void KernelEmitter::emitBody() {
        << ";  // " << in->src << " retained in SMEM"
        << (in == partialDropped ? " (the partial form reads it from global memory again)" : "") << "\n";
     os << "  constexpr bool " << in->bulk << " = kBulk && " << in->keep << ";\n";
-    const std::string slot = keptSlot(*in);
+    const std::string slot = std::to_string(in->keptIndex);
     os << "  float* const " << in->smem << " = " << in->keep
        << " ? reinterpret_cast<float*>(smem + layout.keepOffset)"
        << (slot == "0" ? std::string() : " + " + slot + " * slice")
@@ -1665,7 +1664,7 @@ void KernelEmitter::emitBody() {
       os << ind << "for (int c = 0; c < credit::kLoadChunks; ++c) {  // " << in->src << "\n";
       os << ind << "  const unsigned cbeg = c * chunk < len ? c * chunk : len;\n";
       os << ind << "  const unsigned cend = cbeg + chunk < len ? cbeg + chunk : len;\n";
-      os << ind << "  const uint32_t bar = credit_smem_addr(load_bars + " << keptSlot(*in)
+      os << ind << "  const uint32_t bar = credit_smem_addr(load_bars + " << in->keptIndex
          << " * credit::kLoadChunks + c);\n";
       os << ind << "  credit_mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);  // an empty chunk completes at once\n";
       os << ind << "  if (cend > cbeg) credit_bulk_load(credit_smem_addr(" << in->smem << " + cbeg), "
