@@ -766,6 +766,17 @@ void KernelEmitter::emitHeader() {
         os << " " << passLabel(q);
     os << "; reread recomputes it)\n";
   }
+  if (partialDropped) {
+    os << "//   partial-retention form (cluster_partial_*): " << partialDropped->src
+       << " not retained, read from global memory (L2) by";
+    for (int q : partialDropped->passes)
+      os << " " << passLabel(q);
+    os << formatv("; keep {0}; run where the full form fits one CTA per SM and it fits two or more, {1}\n",
+                  geo.keepBytesPerElem - 4,
+                  partialDroppedReadLate()
+                      ? "at any P (" + partialDropped->src + " is first read after the first pass)"
+                      : "at P = 16 (" + partialDropped->src + " is read by the first pass)");
+  }
   os << "//   Eq. 3 (keep * sliceElems(N, P) + S_scratch <= limit):\n";
   os << "//        P   S_scratch sync / mbarrier      max N (sync)   max N (mbarrier)\n";
   for (int P : {1, 2, 4, 8, 16}) {
