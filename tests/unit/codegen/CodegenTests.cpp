@@ -198,6 +198,19 @@ TEST_CASE("metadata and header agree with the analyses", "[codegen]") {
                                         geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
                                         geo.threads)
                               .str()) == 1);
+      // The partial-retention form exactly where two or more inputs are kept,
+      // its geometry one kept input (4 B per element) smaller.
+      const bool partial = t.kept.size() >= 2;
+      CHECK(count(g.cuda, llvm::formatv("inline constexpr bool kHasPartialForm = {0};",
+                                        partial ? "true" : "false")
+                              .str()) == 1);
+      CHECK(count(g.cuda, llvm::formatv("inline constexpr credit::WorkloadGeometry geometry_partial = "
+                                        "{{{0}, {1}, {2}, {3}, {4}};",
+                                        geo.keepBytesPerElem - (partial ? 4 : 0), geo.numStages, geo.qMax,
+                                        geo.qSum, geo.threads)
+                              .str()) == 1);
+      CHECK(count(g.cuda, "__global__ void __launch_bounds__(256, CREDIT_MIN_CTAS_PER_SM) credit_" +
+                              std::string(k) + "_cluster_partial_") == (partial ? 4u : 0u));
       CHECK(count(g.cuda, llvm::formatv("inline constexpr int K_sync = {0};", b.sync).str()) == 1);
       CHECK(count(g.cuda, llvm::formatv("inline constexpr int K_mbarrier = {0};", b.mbarrier).str()) ==
             1);
