@@ -134,6 +134,20 @@ int credit::predictMain(int argc, char **argv) {
            << facts.category << "), nothing to predict: " << facts.reason << "\n";
     return kExitRejected;
   }
+  {
+    // Which partial-retention form the generated cluster launcher has (the
+    // emitter chooses it): for predict's note only.
+    CudaEmitOptions eo;
+    eo.arch = opts.arch;
+    eo.threads = opts.threads;
+    mlir::FailureOr<PartialRetentionForm> partial = partialRetentionForm(kernels.front(), eo);
+    if (failed(partial))
+      return kExitUserError;
+    facts.hasPartialForm = partial->exists;
+    facts.partialDropped = partial->dropped;
+    facts.partialDroppedReadLate = partial->droppedReadLate;
+    facts.partialGeometry = partial->geometry;
+  }
   model::Query q;
   q.M = opts.M;
   q.N = opts.N;

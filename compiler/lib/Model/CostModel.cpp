@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 using namespace llvm;
@@ -627,6 +628,34 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
       c.evaluated = true;
       p.candidates.push_back(c);
     }
+  }
+
+  // Where the cluster launcher runs the partial-retention form instead of the
+  // one the terms describe (credit::usePartialRetention, as the generated
+  // launcher decides it with this device's SMEM sizes), say so.
+  if (facts.hasPartialForm && profile.smemPerSmBytes > 0 && profile.smemOptinBytes > 0) {
+    std::map<int, std::string> protocolsAtP; // P -> "sync, mbarrier"
+    for (const Candidate &c : p.candidates) {
+      if (!c.legal || c.P < 2 || c.clustersPerWave < 1)
+        continue;
+      const long long partialSmem =
+          ::credit::smemBytes(facts.partialGeometry, query.N, c.P, c.protocol);
+      if (!::credit::usePartialRetention(c.smemBytes, partialSmem, c.P, facts.partialDroppedReadLate,
+                                         profile.smemPerSmBytes, profile.smemOptinBytes))
+        continue;
+      std::string &protos = protocolsAtP[c.P];
+      protos += (protos.empty() ? "" : ", ") + std::string(protocolName(c.protocol));
+    }
+    std::string ps;
+    for (const auto &[P, protos] : protocolsAtP)
+      ps += (ps.empty() ? "" : "; ") + formatv("P = {0} ({1})", P, protos).str();
+    if (!ps.empty())
+      p.notes.push_back(formatv("the cluster launcher runs the partial-retention form at {0}: {1} is re-read "
+                                "from L2 instead of retained, so more CTAs fit per SM (docs/codegen.md); "
+                                "T_ctrl was calibrated with the full form's footprint and no term prices "
+                                "the second read",
+                                ps, facts.partialDropped)
+                            .str());
   }
 
   auto better = [&](std::optional<size_t> cur, size_t i) {

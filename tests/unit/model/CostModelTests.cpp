@@ -434,6 +434,42 @@ TEST_CASE("the occupancy note where the staged kernel fills an SM", "[model]") {
   CHECK(!hasNote(run(facts(32768), withSmem(233472), 16, 32768, 0.1, BaselineKind::Reread)));
 }
 
+TEST_CASE("the partial-retention note where the launcher runs that form", "[model]") {
+  std::string t = kProfile;
+  const std::string needle = "\"sm_clock_MHz\": 1000";
+  t.replace(t.find(needle), needle.size(),
+            needle + ", \"smem_per_sm_bytes\": 233472, \"smem_per_block_optin_bytes\": 232448");
+  const DeviceProfile withSmem = profile(t);
+  // Two kept inputs (keep 8; partial form keep 4). At 32768 a cluster of 2
+  // holds 128 KiB per CTA (one per SM), the partial form 64 KiB (three).
+  auto twoInputs = [](long long N, bool partial, bool readLate) {
+    KernelFacts f = facts(N);
+    f.keep = 8;
+    f.geometry = {8, 2, 1, 2, 256};
+    f.legality = legalityAt(f.geometry, f.target, N);
+    f.hasPartialForm = partial;
+    f.partialDropped = "dy";
+    f.partialDroppedReadLate = readLate;
+    f.partialGeometry = {4, 2, 1, 2, 256};
+    return f;
+  };
+  auto note = [](const Prediction &p) {
+    for (const std::string &n : p.notes)
+      if (n.find("partial-retention") != std::string::npos)
+        return n;
+    return std::string();
+  };
+  // dy first read after the first pass: at any P where the full form fills an SM.
+  CHECK_THAT(note(run(twoInputs(32768, true, true), withSmem, 16, 32768, 1.0)),
+             Contains("runs the partial-retention form at P = 2 (sync, mbarrier): dy is re-read from L2"));
+  // Read by the first pass: only at P = 16 (none here); P = 4 at 32768 fits three CTAs anyway.
+  CHECK(note(run(twoInputs(32768, true, false), withSmem, 16, 32768, 1.0)).empty());
+  CHECK(note(run(twoInputs(16384, true, true), withSmem, 16, 16384, 1.0)).empty());
+  // No such form, or no SMEM sizes in the profile: no note.
+  CHECK(note(run(twoInputs(32768, false, true), withSmem, 16, 32768, 1.0)).empty());
+  CHECK(note(run(twoInputs(32768, true, true), profile(), 16, 32768, 1.0)).empty());
+}
+
 TEST_CASE("prediction JSON carries every term", "[model]") {
   Prediction p = run(facts(1024), profile(), 16, 1024, 0.01);
   llvm::json::Value v = predictionToJSON(p);

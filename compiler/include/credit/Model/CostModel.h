@@ -101,6 +101,14 @@ struct KernelFacts {
   ::credit::TargetInfo target{};
   long long legalityN = 0;            // the N `legality` was computed for
   std::vector<LegalityAtN> legality;  // P = 1 (staged), 2, 4, 8[, 16]
+  // The partial-retention form of the cluster kernels (docs/codegen.md), set by
+  // the caller from the CUDA emitter (credit::partialRetentionForm), which
+  // chooses it: predict notes where the cluster launcher runs it. No term
+  // prices it.
+  bool hasPartialForm = false;
+  std::string partialDropped;                 // the input it re-reads from L2
+  bool partialDroppedReadLate = false;        // first read after the first pass
+  ::credit::WorkloadGeometry partialGeometry{};
 
   int qSum() const;
   /// Eq. 3 allows the one-CTA staged kernel (P = 1, sync scratch) at legalityN.

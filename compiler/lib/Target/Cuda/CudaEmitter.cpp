@@ -192,6 +192,8 @@ public:
   mlir::LogicalResult run();
   /// The C/C++ header declaring the extern "C" API that run() defines.
   mlir::LogicalResult runHeader();
+  /// The analyses only: the partial-retention form run() would generate.
+  mlir::FailureOr<credit::PartialRetentionForm> partialForm();
 
 private:
   mlir::LogicalResult analyze();
@@ -2779,6 +2781,20 @@ mlir::LogicalResult KernelEmitter::runHeader() {
   return genFailed ? mlir::failure() : mlir::success();
 }
 
+mlir::FailureOr<credit::PartialRetentionForm> KernelEmitter::partialForm() {
+  if (failed(analyze()))
+    return mlir::failure();
+  credit::PartialRetentionForm f;
+  f.exists = partialDropped != nullptr;
+  f.geometry = geo;
+  if (partialDropped) {
+    f.dropped = partialDropped->src;
+    f.droppedReadLate = partialDroppedReadLate();
+    f.geometry.keepBytesPerElem -= 4;
+  }
+  return f;
+}
+
 mlir::LogicalResult KernelEmitter::run() {
   if (failed(analyze()))
     return mlir::failure();
@@ -2818,4 +2834,10 @@ mlir::LogicalResult credit::emitCudaHeader(mlir::credit::KernelOp kernel,
     return mlir::failure();
   os << text;
   return mlir::success();
+}
+
+mlir::FailureOr<credit::PartialRetentionForm>
+credit::partialRetentionForm(mlir::credit::KernelOp kernel, const CudaEmitOptions &options) {
+  KernelEmitter emitter(kernel, options, llvm::nulls());
+  return emitter.partialForm();
 }

@@ -11,6 +11,7 @@
 #define CREDIT_TARGET_CUDA_CUDAEMITTER_H
 
 #include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/runtime/Layout.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -67,6 +68,20 @@ mlir::LogicalResult emitCuda(mlir::credit::KernelOp kernel, const CudaEmitOption
 /// `--header=<file>`): prototypes and status-code macros, no CUDA code.
 mlir::LogicalResult emitCudaHeader(mlir::credit::KernelOp kernel, const CudaEmitOptions &options,
                                    llvm::raw_ostream &os);
+
+/// The partial-retention form of `kernel`'s cluster kernels as emitCuda
+/// generates them (docs/codegen.md): which kept input it re-reads, whether that
+/// input is first read after the first pass, and its geometry. The launcher
+/// runs it where credit::usePartialRetention holds. `exists` is false for
+/// fewer than two kept inputs. Fails (errors on the op) where emitCuda would.
+struct PartialRetentionForm {
+  bool exists = false;
+  std::string dropped;            // the .credit name of the input it re-reads
+  bool droppedReadLate = false;   // kPartialDroppedReadLate
+  ::credit::WorkloadGeometry geometry{}; // geometry_partial
+};
+mlir::FailureOr<PartialRetentionForm> partialRetentionForm(mlir::credit::KernelOp kernel,
+                                                           const CudaEmitOptions &options);
 
 } // namespace credit
 
