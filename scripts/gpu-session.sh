@@ -3,6 +3,10 @@
 # with whatever time is left under the call's limit, then its summary and plots.
 # Everything lands in one archive, $OUT/credit-gpu-results.tar.gz.
 # CREDIT_BENCH_ARGS: more run_bench.py options (e.g. "--no-peers --extra-gen t1024=.gpu/gen1024").
+# The checks take about 440 s on the H200 (since the partial-retention forms are
+# tested), which leaves the benchmark too little of a 600-s call for every N:
+# run the checks with CREDIT_SKIP_BENCH=1 and the benchmark in a second call
+# with CREDIT_SKIP_CHECK=1 (each call's archive is complete for what it ran).
 #   run(command="scripts/gpu-session.sh", carry=[".gpu"], timeout_s=600)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,9 +17,12 @@ rm -rf "$CREDIT_LOG_DIR"; mkdir -p "$CREDIT_LOG_DIR"
 pack() { tar -C /tmp -czf "${OUT:-/tmp}/credit-gpu-results.tar.gz" credit-out; }
 trap pack EXIT
 
-CREDIT_SKIP_PEERS="${CREDIT_SKIP_PEERS:-1}" "$root/scripts/gpu-check.sh"
-check=$?
-echo "gpu-check exit $check after $(( $(date +%s) - start )) s"
+check=0
+if [ "${CREDIT_SKIP_CHECK:-0}" != 1 ]; then
+  CREDIT_SKIP_PEERS="${CREDIT_SKIP_PEERS:-1}" "$root/scripts/gpu-check.sh"
+  check=$?
+  echo "gpu-check exit $check after $(( $(date +%s) - start )) s"
+fi
 
 left=$(( limit - ($(date +%s) - start) - 45 ))
 if [ "${CREDIT_SKIP_BENCH:-0}" != 1 ] && [ $left -gt 60 ]; then
