@@ -276,6 +276,14 @@ private:
   /// re-reads from global memory instead of retaining; null: no such form.
   InputInfo *partialDropped = nullptr;
   void choosePartialRetention();
+  /// The partial form's geometry (`geometry_partial`): one kept f32 input
+  /// fewer; the full geometry where there is no such form.
+  ::credit::WorkloadGeometry partialGeometry() const {
+    ::credit::WorkloadGeometry g = geo;
+    if (partialDropped)
+      g.keepBytesPerElem -= 4;
+    return g;
+  }
   /// Whether the dropped input is first read after the first pass over the
   /// kept inputs (its slice would sit idle in SMEM until then).
   bool partialDroppedReadLate() const {
@@ -774,7 +782,7 @@ void KernelEmitter::emitHeader() {
     for (int q : partialDropped->passes)
       os << " " << passLabel(q);
     os << formatv("; keep {0}; run where the full form fits one CTA per SM and it fits two or more, {1}\n",
-                  geo.keepBytesPerElem - 4,
+                  partialGeometry().keepBytesPerElem,
                   partialDroppedReadLate()
                       ? "at any P (" + partialDropped->src + " is first read after the first pass)"
                       : "at P = 16 (" + partialDropped->src + " is read by the first pass)");
@@ -1028,8 +1036,9 @@ void KernelEmitter::emitMetadata() {
   os << formatv("inline constexpr bool kPartialDroppedReadLate = {0};  // first read after the first pass "
                 "(credit::usePartialRetention)\n",
                 partialDroppedReadLate() ? "true" : "false");
+  const ::credit::WorkloadGeometry pg = partialGeometry();
   os << formatv("inline constexpr credit::WorkloadGeometry geometry_partial = {{{0}, {1}, {2}, {3}, {4}};\n",
-                geo.keepBytesPerElem - (partialDropped ? 4 : 0), geo.numStages, geo.qMax, geo.qSum, geo.threads);
+                pg.keepBytesPerElem, pg.numStages, pg.qMax, pg.qSum, pg.threads);
   os << formatv("inline constexpr credit::TargetInfo target = credit::findTarget(\"{0}\");  // --arch\n",
                 target.arch);
   os << "\n// Params of the .credit source.\n";
@@ -1589,10 +1598,9 @@ void KernelEmitter::emitBody() {
        << ";  // " << in->src << " retained in SMEM"
        << (in == partialDropped ? " (the partial form reads it from global memory again)" : "") << "\n";
     os << "  constexpr bool " << in->bulk << " = kBulk && " << in->keep << ";\n";
-    const std::string slot = std::to_string(in->keptIndex);
     os << "  float* const " << in->smem << " = " << in->keep
        << " ? reinterpret_cast<float*>(smem + layout.keepOffset)"
-       << (slot == "0" ? std::string() : " + " + slot + " * slice")
+       << (in->keptIndex == 0 ? std::string() : formatv(" + {0} * slice", in->keptIndex).str())
        << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
     os << "  float " << in->reg << "[kRegs ? kRegIters : 1][kUnroll][VEC];  // STAGED_REGS: this thread's "
        << in->src << "\n";
@@ -2786,11 +2794,10 @@ mlir::FailureOr<credit::PartialRetentionForm> KernelEmitter::partialForm() {
     return mlir::failure();
   credit::PartialRetentionForm f;
   f.exists = partialDropped != nullptr;
-  f.geometry = geo;
+  f.geometry = partialGeometry();
   if (partialDropped) {
     f.dropped = partialDropped->src;
     f.droppedReadLate = partialDroppedReadLate();
-    f.geometry.keepBytesPerElem -= 4;
   }
   return f;
 }
