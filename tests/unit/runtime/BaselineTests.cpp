@@ -127,6 +127,22 @@ TEST_CASE("usePartialRetention: one kept input fewer where the full form fills a
   CHECK_FALSE(credit::usePartialRetention(128 * 1024, 64 * 1024, 16, true, 0, optin));        // unknown device
 }
 
+TEST_CASE("prefetchInputsOfH: inputs only h reads at entry within the data-register budget", "[runtime][layout]") {
+  const int narrow = credit::kRegsElemsPerThread, wide = credit::kRegsWideElemsPerThread;
+  // layernorm (x kept; gamma, beta only in h) and lars (w, g kept; v only in h).
+  CHECK(credit::prefetchInputsOfH(1, 2, narrow, false));  // 48 data registers, 256 threads
+  CHECK(credit::prefetchInputsOfH(2, 1, narrow, false));
+  CHECK(credit::prefetchInputsOfH(1, 2, wide, true));     // 96 in the one-CTA-per-SM twin
+  CHECK(credit::prefetchInputsOfH(2, 1, wide, true));
+  // The 256-thread wide form: 96 would cost a CTA per SM (layernorm 8192: 3 -> 2).
+  CHECK_FALSE(credit::prefetchInputsOfH(1, 2, wide, false));
+  CHECK_FALSE(credit::prefetchInputsOfH(1, 1, wide, false));
+  // Over budget, or nothing to load.
+  CHECK_FALSE(credit::prefetchInputsOfH(2, 2, narrow, false));
+  CHECK_FALSE(credit::prefetchInputsOfH(3, 1, wide, true));
+  CHECK_FALSE(credit::prefetchInputsOfH(1, 0, narrow, false));
+}
+
 TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", "[runtime][layout]") {
   // The generic variant "staged_smem" (registersOk false).
   const credit::WorkloadGeometry g{8, 2, 3, 4, 256};

@@ -107,7 +107,7 @@ const char *const kInternalNames[] = {
     "kThreads", "kWarps", "kFastMath", "geometry", "target", "smem_bytes", "reread_smem_bytes",
     "max_legal_n", "control_sink", "argNames", "numArgs", "CLUSTER_SYNC", "CLUSTER_MBARRIER",
     "STAGED", "REREAD", "CONTROL_SYNC", "CONTROL_MBARRIER", "STAGED_REGS", "kRegs", "kRegIters",
-    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "kRegPrefetch", "cluster_regs_smem_bytes", "cluster_slice_fits_registers",
+    "CLUSTER_REGS_SYNC", "CLUSTER_REGS_MBARRIER", "RPT", "kRegPrefetch", "kPrefetchH", "numInputsOnlyHReads", "cluster_regs_smem_bytes", "cluster_slice_fits_registers",
     "it", "credit_copy", "credit_ld_global_if", "in_slice", "kStatusOk", "kStatusBadProtocol",
     "kStatusCudaErrorBase", "kStatusBadVariant", "kStatusNoPlan", "kStatusBadTiming", "host",
     "launch", "status_string", "same", "variant", "dispatch", "credit_plan", "out", "model", "tuned",
@@ -143,6 +143,8 @@ struct InputInfo {
   int keptIndex = -1; // its SMEM array (and bulk-load mbarriers): the partial form's dropped input is last
   int firstPass = -1;
   llvm::SmallVector<int> passes; // passes reading it
+  bool onlyH = false;  // a streamed row input or broadcast vector that only h reads
+  std::string hreg;    // onlyH: its elements loaded at entry (STAGED_REGS, kPrefetchH)
 };
 
 struct OutputInfo {
@@ -293,6 +295,13 @@ private:
       if (inputOf.lookup(k)->firstPass < partialDropped->firstPass)
         return true;
     return false;
+  }
+  /// Inputs only h reads (InputInfo::onlyH).
+  int numOnlyH() const {
+    int n = 0;
+    for (const auto &in : inputs)
+      n += in->onlyH ? 1 : 0;
+    return n;
   }
   llvm::DenseMap<Operation *, std::string> tempName; // row-level temporaries
   std::vector<std::string> statNames;                // every statistic, for the control sink
@@ -465,6 +474,23 @@ mlir::LogicalResult KernelEmitter::analyze() {
       if (in->firstPass < 0)
         in->firstPass = static_cast<int>(p);
       in->passes.push_back(static_cast<int>(p));
+    }
+  // Inputs only h reads (never kept: one pass reads them): the staged register
+  // forms may load them at entry with the kept row (credit::prefetchInputsOfH).
+  if (apply)
+    for (auto &in : inputs) {
+      if (!in->op.isRow() && !in->op.isBroadcast())
+        continue;
+      bool inStage = false, inH = false;
+      for (const PassInfo &pass : passes) {
+        const auto &list = in->op.isBroadcast() ? pass.broadcastInputs : pass.rowInputs;
+        if (llvm::is_contained(list, in.get()))
+          (pass.isStage ? inStage : inH) = true;
+      }
+      if (inH && !inStage && in->keptIndex < 0) {
+        in->onlyH = true;
+        in->hreg = names.unique(derived(in->name, "hr"));
+      }
     }
   // Consistency with the traffic analysis: an input is kept iff several
   // passes read it.
@@ -998,6 +1024,9 @@ void KernelEmitter::emitMetadata() {
   os << formatv("inline constexpr int keepBytesPerElem = {0};  // b_keep: SMEM bytes retained per row element\n",
                 geo.keepBytesPerElem);
   os << formatv("inline constexpr int numKept = {0};\n", traffic.kept.size());
+  os << formatv("inline constexpr int numInputsOnlyHReads = {0};  // streamed row inputs and broadcast vectors "
+                "only h reads (credit::prefetchInputsOfH)\n",
+                numOnlyH());
   os << "inline constexpr const char* keptInputs[" << std::max<size_t>(1, traffic.kept.size()) << "] = {";
   if (traffic.kept.empty())
     os << "nullptr";
@@ -1246,7 +1275,13 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else if (in->firstPass == p) {
-      os << in3 << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
+      if (in->onlyH)
+        os << in3 << "if constexpr (kPrefetchH) credit_copy<VEC>(" << in->vec << "[u], " << in->hreg
+           << "[it][u]);  // " << in->src << ": loaded into registers at entry\n"
+           << in3 << "else ";
+      else
+        os << in3;
+      os << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else {
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
@@ -1257,9 +1292,16 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
          << (in == partialDropped ? ", CLUSTER_PARTIAL_*" : "") << ": " << in->src << " again from global memory\n";
     }
   }
-  for (InputInfo *in : pass.broadcastInputs)
-    os << in3 << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);  // "
+  for (InputInfo *in : pass.broadcastInputs) {
+    if (in->onlyH)
+      os << in3 << "if constexpr (kPrefetchH) credit_copy<VEC>(" << in->vec << "[u], " << in->hreg
+         << "[it][u]);  // " << in->src << ": broadcast, loaded into registers at entry\n"
+         << in3 << "else ";
+    else
+      os << in3;
+    os << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);  // "
        << in->src << ": broadcast, from global in every pass that reads it\n";
+  }
   os << in2 << "}\n";
   // Consume.
   os << in2 << "#pragma unroll\n";
@@ -1606,6 +1648,18 @@ void KernelEmitter::emitBody() {
        << in->src << "\n";
     os << "  (void)" << in->reg << ";\n";
   }
+  if (numOnlyH() > 0) {
+    os << "  // The staged register forms also load the inputs only h reads at entry, where the\n"
+          "  // row's data registers allow it (credit::prefetchInputsOfH): their latency then\n"
+          "  // hides behind the stage passes instead of stalling h.\n";
+    os << "  constexpr bool kPrefetchH = kRegPrefetch && MODE == STAGED_REGS &&\n"
+          "                              credit::prefetchInputsOfH(numKept, numInputsOnlyHReads, RPT, THREADS != "
+       << ns << "::kThreads);\n";
+    for (auto &in : inputs)
+      if (in->onlyH)
+        os << "  float " << in->hreg << "[kPrefetchH ? kRegIters : 1][kUnroll][VEC];  // kPrefetchH: this thread's "
+           << in->src << "\n  (void)" << in->hreg << ";\n";
+  }
   // Global pointers of this CTA's slice (never formed in the control kernels,
   // whose pointers are null).
   os << "  // This CTA's slice in global memory (the control kernels get null pointers).\n";
@@ -1714,6 +1768,10 @@ void KernelEmitter::emitBody() {
       os << "        credit_ld_global_if(" << in->reg << "[it][u], " << in->slice << " + (in_slice ? off : 0u), in_slice);  // "
          << in->src << "\n";
     }
+    for (auto &in : inputs)
+      if (in->onlyH)
+        os << "        if constexpr (kPrefetchH) credit_ld_global_if(" << in->hreg << "[it][u], " << in->slice
+           << " + (in_slice ? off : 0u), in_slice);  // " << in->src << ": only h reads it\n";
     os << "      }\n";
     os << "    }\n";
     os << "  }\n";

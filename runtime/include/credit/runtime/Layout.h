@@ -138,6 +138,25 @@ CREDIT_HD constexpr long long regsWideMaxN(int threads) {
   return (long long)kRegsWideElemsPerThread * threads;
 }
 
+// The staged register forms load the kept row at entry. The inputs that only
+// h reads (streamed row inputs such as lars's v, broadcast vectors such as
+// layernorm's gamma and beta) are loaded there too, so their latency hides
+// behind the stage passes instead of stalling h, where the row's data
+// registers stay within a budget per thread: (kept + h-only arrays) x elements
+// per thread at most kPrefetchDataRegs in the forms that run several CTAs per
+// SM (the register cost must not take one of them away), twice that in the
+// one-CTA-per-SM twin. Measured on the H200 (same-run A/B, docs/results §2):
+// layernorm 4096 (narrow form, 48 data registers: 56 -> 64 registers, still 4
+// CTAs per SM) 0.94 of the time, lars 16384 (twin, 96) 0.98; the 256-thread
+// wide form (96 for layernorm 8192: 72 -> 126 registers, 3 -> 2 CTAs per SM)
+// 1.02, which the budget excludes.
+constexpr int kPrefetchDataRegs = 48;
+CREDIT_HD constexpr bool prefetchInputsOfH(long long keptArrays, long long hOnlyArrays, int elemsPerThread,
+                                           bool oneCtaPerSmTwin) {
+  return hOnlyArrays > 0 &&
+         (keptArrays + hOnlyArrays) * elemsPerThread <= (oneCtaPerSmTwin ? 2 : 1) * kPrefetchDataRegs;
+}
+
 enum class Protocol : int { Sync = 0, Mbarrier = 1 };
 
 // CTAs of `smemBytes` dynamic SMEM that fit one SM's `smemPerSm` bytes (the
