@@ -53,7 +53,7 @@ def table(recs):
     """(workload, N) -> {"M": M, impl: median_ms}; credit_* impls only."""
     t = collections.defaultdict(dict)
     for r in recs:
-        if "median_ms" not in r or not r.get("impl", "").startswith("credit_"):
+        if "median_ms" not in r or r.get("check_failed") or not r.get("impl", "").startswith("credit_"):
             continue
         key = (r["workload"], r["N"])
         t[key]["M"] = r["M"]

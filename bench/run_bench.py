@@ -6,7 +6,9 @@ and our own matched CUDA baselines (reread, staged), fp32.
 
 Builds the generated .cu files of --gen into shared libraries (nvcc -arch=sm_90),
 calls them through ctypes on torch tensors, and for every workload and N:
-  - checks every variant's output against eager PyTorch before timing it,
+  - checks every variant's output against eager PyTorch before timing it (outputs
+    poisoned first; over MAX_REL_ERR: recorded as check_failed, left out of the
+    summaries, and the run exits with status 2),
   - times eager PyTorch, torch.compile (compile time excluded: compiled and run
     once before timing), the Triton peer (fixed config, no autotuning), and every
     creditc variant (reread, staged where legal, cluster x {sync, mbarrier} x legal P),
@@ -136,10 +138,25 @@ def max_rel_err(outs, refs):
             continue
         o64, r64 = o.double(), r.double()
         mask = ~torch.isnan(r64)
+        if torch.isnan(o64[mask]).any():  # a poisoned or NaN element where the reference has a value
+            return float("inf")
         num = torch.linalg.vector_norm((o64 - r64)[mask])
         den = torch.linalg.vector_norm(r64[mask]).clamp_min(1e-30)
         worst = max(worst, float(num / den))
     return worst
+
+
+# Relative L2 error a timed kernel must meet (f32 outputs; i8: no element off by more than 1,
+# as max_rel_err scores it), the GPU tests' bound. A record over it is kept with
+# "check_failed": true, printed as CHECK FAILED, left out of every summary
+# (report_bench.py), and makes the run exit with status 2.
+MAX_REL_ERR = 1e-5
+
+
+def poison(outs):
+    """NaN in f32 outputs, -128 (never produced: q is clamped to +-127) in i8 ones."""
+    for o in outs:
+        o.fill_(float("nan") if o.dtype.is_floating_point else -128)
 
 
 def device_record():
@@ -162,7 +179,8 @@ def run_peers(wl, ins, row, measure):
         torch.cuda.synchronize()
         measure.record(dict(row, impl="torch_compile_compile_s", seconds=time.time() - t0))
         couts = cfn(*ins)
-        measure("torch_compile", lambda: cfn(*ins), couts)
+        # It returns new tensors each call: couts (the call above) are checked, not poisoned.
+        measure("torch_compile", lambda: cfn(*ins), couts, poisonable=False)
     except Exception as e:
         measure.record(dict(row, impl="torch_compile", error=str(e)[:300]))
     M, N = row["M"], row["N"]
@@ -207,6 +225,7 @@ def main():
         with open(results_path, "a") as f:
             f.write(json.dumps(rec) + "\n")
 
+    failures = []
     # N outermost, so a run cut by --budget-s still covers every workload.
     for N in map(int, args.N.split(",")):
         for name in args.workloads.split(","):
@@ -221,8 +240,10 @@ def main():
             cbytes = wl.compulsory_bytes(M, N)
             row = {"workload": name, "M": M, "N": N, "compulsory_bytes": cbytes}
 
-            def measure(impl, fn, outs=None):
+            def measure(impl, fn, outs=None, poisonable=True):
                 try:
+                    if outs is not None and poisonable:
+                        poison(outs)
                     fn()
                     torch.cuda.synchronize()
                     err = max_rel_err(outs, ref) if outs is not None else None
@@ -230,10 +251,15 @@ def main():
                     gbps = cbytes / (t["median_ms"] * 1e-3) / 1e9
                     rec = dict(row, impl=impl, median_ms=t["median_ms"], min_ms=t["min_ms"],
                                all_ms=t["all"], GBps=gbps, frac_copy=gbps / ceiling, max_rel_err=err)
+                    if err is not None and not err <= MAX_REL_ERR:
+                        rec["check_failed"] = True
+                        failures.append(f"{name} N={N} {impl} err={err}")
                 except Exception as e:  # record, never abort the sweep
                     rec = dict(row, impl=impl, error=str(e)[:300])
                 record(rec)
                 msg = rec.get("error") or f"{rec['median_ms']:.4f} ms {rec['frac_copy']*100:5.1f}% copy err={rec['max_rel_err']}"
+                if rec.get("check_failed"):
+                    msg += "  CHECK FAILED"
                 print(f"{name:18s} N={N:7d} {impl:26s} {msg}", flush=True)
             measure.record = record
 
@@ -257,6 +283,10 @@ def main():
             del ins, ref
             torch.cuda.empty_cache()
     print(f"done in {time.time() - t_start:.0f} s", flush=True)
+    if failures:
+        print(f"{len(failures)} kernel(s) failed the check against eager PyTorch "
+              f"(relative error over {MAX_REL_ERR}):", *failures, sep="\n  ", flush=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,13 @@ if [ "${CREDIT_SKIP_BENCH:-0}" != 1 ] && [ $left -gt 60 ]; then
     --out "$CREDIT_LOG_DIR" --budget-s $left --N "${CREDIT_BENCH_N:-65536,16384,4096,262144,32768,8192,131072}" \
     ${CREDIT_BENCH_ARGS:-} \
     > "$CREDIT_LOG_DIR/bench.log" 2>&1
+  bench=$?
   tail -5 "$CREDIT_LOG_DIR/bench.log"
+  # 2: a kernel failed the benchmark's own check (CHECK FAILED lines in bench.log).
+  if [ $bench -ne 0 ]; then
+    echo "benchmark exit $bench"; grep "CHECK FAILED" "$CREDIT_LOG_DIR/bench.log" | head -20
+    [ $check -eq 0 ] && check=$bench
+  fi
   python3 "$root/bench/report_bench.py" "$CREDIT_LOG_DIR/results.jsonl" --out "$CREDIT_LOG_DIR" > "$CREDIT_LOG_DIR/report.log" 2>&1
   tail -30 "$CREDIT_LOG_DIR/report.log"
 fi

@@ -228,8 +228,11 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
     error = "no " + out.controlMbarrier + " kernel in the file";
     return false;
   }
-  const std::string ns = "namespace " + fn + " {";
-  size_t nsPos = text.find(ns);
+  // "namespace CREDIT_LOCAL credit_K {" (hidden visibility); files of earlier
+  // creditc versions open it without the macro.
+  size_t nsPos = text.find("namespace CREDIT_LOCAL " + fn + " {");
+  if (nsPos == std::string::npos)
+    nsPos = text.find("namespace " + fn + " {");
   if (nsPos == std::string::npos) {
     error = "no metadata namespace '" + fn + "'";
     return false;

@@ -131,6 +131,14 @@ TEST_CASE("parseGeneratedSource reads a generated file's metadata", "[calibrate]
   CHECK(suffix.find("credit_softmax_logits_bwd::geometry.keepBytesPerElem == 8") != std::string::npos);
   CHECK(suffix.find("credit_softmax_logits_bwd::K_sync == 6") != std::string::npos);
 
+  // Files of this creditc open the namespace with its hidden-visibility macro.
+  std::string hidden = src;
+  hidden.replace(0, std::string("namespace ").size(), "namespace CREDIT_LOCAL ");
+  GeneratedKernel kh;
+  REQUIRE(parseGeneratedSource(hidden, kh, err));
+  CHECK(kh.threads == 256);
+  CHECK(kh.Ksync == 6);
+
   GeneratedKernel bad;
   CHECK(!parseGeneratedSource("int main() {}", bad, err));
   CHECK(err.find("no work-free control kernel") != std::string::npos);

@@ -1013,8 +1013,22 @@ void KernelEmitter::emitMetadata() {
     os << "#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_CTA\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_CTA 1\n#endif\n";
   os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
 
+// This file's namespaces have hidden visibility: only the extern "C" API and the
+// kernels are exported. A process may load several files generated for the same
+// kernel name (other --cta-threads, --profile, creditc versions) in different
+// shared libraries; their inline constants and the dispatch cache would
+// otherwise be process-wide unique symbols (STB_GNU_UNIQUE) that the dynamic
+// linker merges across libraries, whatever dlopen's flags.
+#ifndef CREDIT_LOCAL
+#if defined(__GNUC__) && !defined(__CUDACC_RTC__)
+#define CREDIT_LOCAL __attribute__((visibility("hidden")))
+#else
+#define CREDIT_LOCAL
+#endif
+#endif
+
 )cuda";
-  os << "namespace " << ns << " {\n\n";
+  os << "namespace CREDIT_LOCAL " << ns << " {\n\n";
   os << formatv("inline constexpr int L = {0};  // stages\n", L);
   os << "inline constexpr int q[L] = {";
   for (int i = 0; i < L; ++i)
@@ -1964,7 +1978,7 @@ void KernelEmitter::emitHost() {
 
   os << "// ===== host launch API (not compiled by NVRTC) =====\n";
   os << "#if !defined(__CUDACC_RTC__)\n#include <cuda_runtime.h>\n\n";
-  os << "namespace " << ns << " {\nnamespace host {\n";
+  os << "namespace CREDIT_LOCAL " << ns << " {\nnamespace host {\n";
   os << R"cuda(// Queries the device, validates the launch with credit::validateLaunch
 // (LaunchCheck.h) and launches. Returns 0, a credit::LaunchStatus (1..99; the
 // kernel is NOT launched) or kStatusCudaErrorBase + cudaError_t.
@@ -2098,7 +2112,7 @@ inline bool same(const char* a, const char* b) {
   // "cluster_full") or, where that allows one CTA per SM, all but one.
   // host::staged: the register forms for short rows (regsOk true: the launch
   // API) or the SMEM form at every N (the generic variant "staged_smem").
-  os << "namespace " << ns << " {\nnamespace host {\n\n";
+  os << "namespace CREDIT_LOCAL " << ns << " {\nnamespace host {\n\n";
   // `auto kernel = ...`: the cluster kernel of one form ("" or "_regs") and CTA
   // size (suffix "" or "_cta<threads>") for the launch's protocol and vector
   // width, printed at `ind` with the second line's ':' under the '?'.
@@ -2516,7 +2530,7 @@ void KernelEmitter::emitDispatch() {
     os << "\n";
   os << "// ===== end embedded credit/runtime/Model.h =====\n\n";
   os << "#include <mutex>\n\n" << kPlanStruct << "\n";
-  os << "namespace " << ns << " {\nnamespace dispatch {\n\n";
+  os << "namespace CREDIT_LOCAL " << ns << " {\nnamespace dispatch {\n\n";
   os << "// The device profile " << llvm::sys::path::filename(prof.path) << " (" << prof.deviceName
      << "): S, f (MHz), B_SMEM^r, B_SMEM^w (B/clk/SM).\n";
   os << formatv("inline constexpr credit::model::Rates kRates = {{{0}, {1}, {2}, {3}};\n", prof.sms,
