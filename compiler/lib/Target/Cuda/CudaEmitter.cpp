@@ -1013,8 +1013,8 @@ void KernelEmitter::emitMetadata() {
     os << "#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_CTA\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_CTA 1\n#endif\n";
   os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
 
-// This file's namespaces have hidden visibility: only the extern "C" API and the
-// kernels are exported. A process may load several files generated for the same
+// This file's namespaces have hidden visibility: a shared library built from it
+// exports its extern "C" API only. A process may load several files generated for the same
 // kernel name (other --cta-threads, --profile, creditc versions) in different
 // shared libraries; their inline constants and the dispatch cache would
 // otherwise be process-wide unique symbols (STB_GNU_UNIQUE) that the dynamic
@@ -1271,6 +1271,15 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   }
   // The loop body, printed once per loop form below (`os` is the body's stream).
   auto body = [&](raw_ostream &os) {
+  // An input only h reads: its register copy where kPrefetchH loaded it at
+  // entry, then "else " before the global load the caller prints.
+  auto prefetchedElse = [&](InputInfo *in, StringRef what) {
+    os << in3;
+    if (in->onlyH)
+      os << "if constexpr (kPrefetchH) credit_copy<VEC>(" << in->vec << "[u], " << in->hreg << "[it][u]);  // "
+         << in->src << ": " << what << "loaded into registers at entry\n"
+         << in3 << "else ";
+  };
   // Loads.
   for (InputInfo *in : pass.rowInputs)
     os << in2 << "float " << in->vec << "[kUnroll][VEC];\n";
@@ -1289,12 +1298,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else if (in->firstPass == p) {
-      if (in->onlyH)
-        os << in3 << "if constexpr (kPrefetchH) credit_copy<VEC>(" << in->vec << "[u], " << in->hreg
-           << "[it][u]);  // " << in->src << ": loaded into registers at entry\n"
-           << in3 << "else ";
-      else
-        os << in3;
+      prefetchedElse(in, "");
       os << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else {
@@ -1307,12 +1311,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     }
   }
   for (InputInfo *in : pass.broadcastInputs) {
-    if (in->onlyH)
-      os << in3 << "if constexpr (kPrefetchH) credit_copy<VEC>(" << in->vec << "[u], " << in->hreg
-         << "[it][u]);  // " << in->src << ": broadcast, loaded into registers at entry\n"
-         << in3 << "else ";
-    else
-      os << in3;
+    prefetchedElse(in, "broadcast, ");
     os << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);  // "
        << in->src << ": broadcast, from global in every pass that reads it\n";
   }
