@@ -141,6 +141,7 @@ TEST_CASE("prefetchInputsOfH: inputs only h reads at entry within the data-regis
   CHECK_FALSE(credit::prefetchInputsOfH(2, 2, narrow, false));
   CHECK_FALSE(credit::prefetchInputsOfH(3, 1, wide, true));
   CHECK_FALSE(credit::prefetchInputsOfH(1, 0, narrow, false));
+  CHECK_FALSE(credit::prefetchInputsOfH(0, 2, narrow, false));  // no kept row: no entry loads
 }
 
 TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", "[runtime][layout]") {

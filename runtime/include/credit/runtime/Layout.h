@@ -153,7 +153,8 @@ CREDIT_HD constexpr long long regsWideMaxN(int threads) {
 constexpr int kPrefetchDataRegs = 48;
 CREDIT_HD constexpr bool prefetchInputsOfH(long long keptArrays, long long hOnlyArrays, int elemsPerThread,
                                            bool oneCtaPerSmTwin) {
-  return hOnlyArrays > 0 &&
+  // keptArrays > 0: the loads ride along with the kept row's (no kept row, no entry loads).
+  return keptArrays > 0 && hOnlyArrays > 0 &&
          (keptArrays + hOnlyArrays) * elemsPerThread <= (oneCtaPerSmTwin ? 2 : 1) * kPrefetchDataRegs;
 }
 
