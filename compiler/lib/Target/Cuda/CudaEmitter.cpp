@@ -142,7 +142,7 @@ struct InputInfo {
   std::string vec;   // the VEC loaded elements
   int keptIndex = -1; // its SMEM array (and bulk-load mbarriers): the partial form's dropped input is last
   int firstPass = -1;
-  llvm::SmallVector<int> passes; // passes reading it
+  llvm::SmallVector<int> passes; // passes reading it (row and broadcast inputs)
   bool onlyH = false;  // a streamed row input or broadcast vector that only h reads
   std::string hreg;    // onlyH: its elements loaded at entry (STAGED_REGS, kPrefetchH)
 };
@@ -470,27 +470,18 @@ mlir::LogicalResult KernelEmitter::analyze() {
           o.applyResult = static_cast<int>(i);
   }
   for (auto [p, pass] : llvm::enumerate(passes))
-    for (InputInfo *in : pass.rowInputs) {
-      if (in->firstPass < 0)
-        in->firstPass = static_cast<int>(p);
-      in->passes.push_back(static_cast<int>(p));
-    }
+    for (const auto *list : {&pass.rowInputs, &pass.broadcastInputs})
+      for (InputInfo *in : *list) {
+        if (in->firstPass < 0)
+          in->firstPass = static_cast<int>(p);
+        in->passes.push_back(static_cast<int>(p));
+      }
   // Inputs only h reads (never kept: one pass reads them): the staged register
   // forms may load them at entry with the kept row (credit::prefetchInputsOfH).
-  if (apply)
-    for (auto &in : inputs) {
-      if (!in->op.isRow() && !in->op.isBroadcast())
-        continue;
-      bool inStage = false, inH = false;
-      for (const PassInfo &pass : passes) {
-        const auto &list = in->op.isBroadcast() ? pass.broadcastInputs : pass.rowInputs;
-        if (llvm::is_contained(list, in.get()))
-          (pass.isStage ? inStage : inH) = true;
-      }
-      if (inH && !inStage && in->keptIndex < 0) {
-        in->onlyH = true;
-        in->hreg = names.unique(derived(in->name, "hr"));
-      }
+  for (auto &in : inputs)
+    if (in->keptIndex < 0 && in->passes.size() == 1 && !passes[in->passes.front()].isStage) {
+      in->onlyH = true;
+      in->hreg = names.unique(derived(in->name, "hr"));
     }
   // Consistency with the traffic analysis: an input is kept iff several
   // passes read it.
@@ -1689,10 +1680,7 @@ void KernelEmitter::emitBody() {
       os << "  " << (o.i8 ? "int8_t" : "float") << "* const " << o.slice << " = kControl ? nullptr : "
          << o.gmem << " + row * N + begin;\n";
   for (auto &in : inputs) {
-    bool read = !in->passes.empty() || llvm::any_of(passes, [&](const PassInfo &p) {
-      return llvm::is_contained(p.broadcastInputs, in.get());
-    });
-    if (!in->op.isScalar() && !read)
+    if (!in->op.isScalar() && in->passes.empty())
       os << "  (void)" << in->slice << ";  // " << in->src << " is read by no pass\n";
   }
   // Row-level values available from the start.
