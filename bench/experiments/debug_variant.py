@@ -4,7 +4,7 @@
 output, the relative error, NaN count and the first/last wrong element and
 the cluster rank (slice) it falls in.
     python3 bench/experiments/debug_variant.py GEN_DIR WORKLOAD VARIANT P PROTOCOL M N [N ...]"""
-import ctypes, os, subprocess, sys
+import ctypes, hashlib, os, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 sys.path.insert(0, os.path.join(HERE, ".."))
@@ -13,10 +13,12 @@ from workloads import WORKLOADS  # noqa: E402
 from run_bench import CreditKernels  # noqa: E402
 
 gen, name, variant, P, protocol, M = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-so = f"/tmp/dbg_{os.path.basename(gen.rstrip('/'))}_{name}.so"
+src = os.path.join(gen, f"{name}.cu")
+with open(src, "rb") as f:  # the library is keyed on the source's content: never a stale build
+    so = f"/tmp/dbg_{name}_{hashlib.sha256(f.read()).hexdigest()[:16]}.so"
 if not os.path.exists(so):
     subprocess.run(["nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC",
-                    os.path.join(gen, f"{name}.cu"), "-o", so], check=True)
+                    src, "-o", so], check=True)
 k = CreditKernels(ctypes.CDLL(so), name)
 wl = WORKLOADS[name]
 for N in map(int, sys.argv[7:]):

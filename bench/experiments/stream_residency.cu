@@ -105,18 +105,26 @@ int main() {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
+  // The median of `runs` timings (CUDA events) of `launch` after 3 warm-ups;
+  // `launch` returns the enqueue's cudaError_t. 1 on a CUDA error (printed).
+  auto medianMs = [&](auto launch, float& ms) -> int {
+    std::vector<float> t;
+    for (int r = 0; r < runs + 3; ++r) {
+      CK(cudaEventRecord(e0));
+      CK(launch());
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float one;
+      CK(cudaEventElapsedTime(&one, e0, e1));
+      if (r >= 3) t.push_back(one);
+    }
+    ms = median(t);
+    return 0;
+  };
   // The copy ceiling: 512 MiB device-to-device (read + write).
-  std::vector<float> t;
-  for (int r = 0; r < runs + 3; ++r) {
-    CK(cudaEventRecord(e0));
-    CK(cudaMemcpyAsync(out, in, bufBytes / 2, cudaMemcpyDeviceToDevice));
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 3) t.push_back(ms);
-  }
-  const double copyGBs = 2.0 * (bufBytes / 2) / (median(t) * 1e-3) / 1e9;
+  float copyMs;
+  if (medianMs([&] { return cudaMemcpyAsync(out, in, bufBytes / 2, cudaMemcpyDeviceToDevice); }, copyMs)) return 1;
+  const double copyGBs = 2.0 * (bufBytes / 2) / (copyMs * 1e-3) / 1e9;
   std::printf("{\"config\": \"copy\", \"GBps\": %.1f}\n", copyGBs);
 
   const Config configs[] = {
@@ -136,8 +144,6 @@ int main() {
       {"a1o1_32K_t256", 256, 1, 1, 4, 8192},
       {"a1o1_16K_t256", 256, 1, 1, 4, 4096},
   };
-  int smemPerSm = 0;
-  CK(cudaDeviceGetAttribute(&smemPerSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
   for (const Config& c : configs) {
     const long long perArrayRowBytes = (long long)c.slice * 4;
     const long long rows = (long long)(bufBytes / 2) / (perArrayRowBytes * std::max(c.arrays, c.outs));
@@ -146,24 +152,21 @@ int main() {
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int perSm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kern, c.threads, smem));
-    t.clear();
-    for (int r = 0; r < runs + 3; ++r) {
-      CK(cudaEventRecord(e0));
-      kern<<<(unsigned)rows, c.threads, smem>>>(in, out, c.arrays, c.outs, c.outBytes, rows, c.slice);
-      CK(cudaGetLastError());
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float ms;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r >= 3) t.push_back(ms);
-    }
+    float ms;
+    if (medianMs(
+            [&] {
+              kern<<<(unsigned)rows, c.threads, smem>>>(in, out, c.arrays, c.outs, c.outBytes, rows, c.slice);
+              return cudaGetLastError();
+            },
+            ms))
+      return 1;
     const double bytes = (double)rows * c.slice * (4.0 * c.arrays + (double)c.outBytes * c.outs);
-    const double gbs = bytes / (median(t) * 1e-3) / 1e9;
+    const double gbs = bytes / (ms * 1e-3) / 1e9;
     std::printf(
         "{\"config\": \"%s\", \"threads\": %d, \"arrays\": %d, \"outs\": %d, \"out_bytes\": %d, "
         "\"slice\": %d, \"smem\": %d, \"ctas_per_sm\": %d, \"rows\": %lld, \"ms\": %.4f, \"GBps\": %.1f, "
         "\"frac_copy\": %.3f}\n",
-        c.name, c.threads, c.arrays, c.outs, c.outBytes, c.slice, smem, perSm, rows, median(t), gbs,
+        c.name, c.threads, c.arrays, c.outs, c.outBytes, c.slice, smem, perSm, rows, ms, gbs,
         gbs / copyGBs);
   }
   return 0;
