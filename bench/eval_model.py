@@ -53,17 +53,24 @@ def table(recs):
     """(workload, N) -> {"M": M, impl: median_ms}; credit_* impls only."""
     t = collections.defaultdict(dict)
     for r in recs:
-        if "median_ms" not in r or r.get("check_failed") or not r.get("impl", "").startswith("credit_"):
+        if "median_ms" not in r or r.get("check_failed"):
             continue
         key = (r["workload"], r["N"])
+        if r.get("impl", "").startswith("tslice_P"):  # T_slice(P), run_bench.py
+            t[key].setdefault("tslice", {})[int(r["impl"][len("tslice_P"):])] = r["median_ms"]
+            continue
+        if not r.get("impl", "").startswith("credit_"):
+            continue
         t[key]["M"] = r["M"]
         t[key][r["impl"][len("credit_"):]] = r["median_ms"]
     return t
 
 
-def predict(creditc, workload, profile, M, N, tB, baseline):
+def predict(creditc, workload, profile, M, N, tB, baseline, tslice=None):
     cmd = [creditc, "predict", os.path.join(ROOT, "dsl_examples", workload + ".credit"), "--profile", profile,
            "--M", str(M), "--N", str(N), "--tB", repr(tB), "--baseline", baseline, "--report=json"]
+    if tslice:
+        cmd.append("--t-slice=" + ",".join(f"{P}:{ms!r}" for P, ms in sorted(tslice.items())))
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return {"error": p.stderr.strip()[:500], "exit": p.returncode}
@@ -102,16 +109,23 @@ def main():
             baseline = "staged" if "staged" in x else "reread"
             if baseline not in x:
                 continue
-            clustered = {k: v for k, v in x.items() if k.startswith("cluster_")}
+            clustered = {k: v for k, v in x.items() if k.startswith("cluster_") and not isinstance(v, dict)}
             if not clustered:
                 continue
             tB = x[baseline]
             best = min(clustered, key=clustered.get)
             pred = predict(args.creditc, w, args.profile, x["M"], N, tB, baseline)
+            # As the dispatch does: T_slice only where the staged kernel runs one
+            # CTA per SM (the profile's SMEM sizes say where).
+            used_tslice = None
+            if "error" not in pred and pred.get("staged_one_cta_per_sm") and x.get("tslice"):
+                used_tslice = x["tslice"]
+                pred = predict(args.creditc, w, args.profile, x["M"], N, tB, baseline, used_tslice)
             row = {"workload": w, "N": N, "M": x["M"], "extra": N in EXTRA_NS, "baseline": baseline,
                    "T_B_ms": tB, "measured_best": best, "measured_best_ms": clustered[best],
                    "measured_ratio": clustered[best] / tB, "measured_profitable": clustered[best] < tB,
-                   "measured_delta_T_ms": tB - clustered[best], "times_ms": x, "prediction": pred}
+                   "measured_delta_T_ms": tB - clustered[best], "times_ms": x, "prediction": pred,
+                   "T_slice_ms": used_tslice}
             if "error" in pred:
                 row["predicted_profitable"] = None
             else:

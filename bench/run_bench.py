@@ -45,6 +45,8 @@ def build_libs(gen, outdir):
     jobs = []
     for name in WORKLOADS:
         src = os.path.join(gen, f"{name}.cu")
+        if not os.path.exists(src):  # an --extra-gen dir may hold only the workloads it varies
+            continue
         so = os.path.join(outdir, f"libcredit_{name}.so")
         cmd = ["nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-shared", "-Xcompiler", "-fPIC", src, "-o", so]
         jobs.append((name, so, cmd))
@@ -274,7 +276,31 @@ def main():
                     outs = wl.alloc_outputs(M, N)
                     fn = ck.launcher(variant, P, protocol, list(ins) + list(outs), M, N)
                     measure(f"{prefix}_" + label(variant, P, protocol), fn, outs)
+            # T_slice(P) for the model (credit/runtime/Model.h, occupancySaving): the
+            # staged kernel's SMEM form at M*P rows of slice(N, P), where the staged
+            # kernel is legal. A timing of an already-checked form on its own inputs
+            # (no reference at that shape): recorded as tslice_P<P>, not as a variant.
+            if ck.max_n(b"staged", 1, 0) >= N:
+                for P in (2, 4, 8, 16):
+                    if max(ck.max_n(b"cluster", P, 0), ck.max_n(b"cluster", P, 1)) < N:
+                        continue
+                    rows, width = M * P, -(-(-(-N // P)) // 4) * 4
+                    sins = wl.make_inputs(rows, width, seed=N + P, device="cuda")
+                    souts = wl.alloc_outputs(rows, width)
+                    fn = ck.launcher("staged_smem", 1, 0, list(sins) + list(souts), rows, width)
+                    try:
+                        t = timing.bench(fn, reps=args.reps)
+                        rec = dict(row, impl=f"tslice_P{P}", slice_rows=rows, slice_width=width,
+                                   median_ms=t["median_ms"], min_ms=t["min_ms"], all_ms=t["all"])
+                    except Exception as e:  # record, never abort the sweep
+                        rec = dict(row, impl=f"tslice_P{P}", error=str(e)[:300])
+                    record(rec)
+                    print(f"{name:18s} N={N:7d} {'tslice_P%d' % P:26s} "
+                          + (rec.get("error") or f"{rec['median_ms']:.4f} ms ({rows} x {width})"), flush=True)
+                    del sins, souts
             for tag, tlibs in extra.items():
+                if name not in tlibs:
+                    continue
                 tk = CreditKernels(tlibs[name], name)
                 for variant, P, protocol in tk.configs(N):
                     outs = wl.alloc_outputs(M, N)

@@ -48,7 +48,8 @@ bool findKernelSignature(const std::string& source, const std::string& kernel,
 }
 
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
-                                       bool staged, long long smemPerSm, long long smemOptin) {
+                                       bool staged, long long smemPerSm, long long smemOptin,
+                                       bool registersOk) {
   const std::string v = N % 4 == 0 ? "4" : "1";
   const std::string k = "credit_" + kernel;
   BaselineKernelChoice c;
@@ -62,7 +63,7 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
   WorkloadGeometry wide = geometry;
   wide.threads = wideCtaThreads(geometry.threads);
   const std::string t = "_cta" + std::to_string(wide.threads);
-  switch (stagedForm(geometry, N, /*registersOk=*/true, smemPerSm, smemOptin)) {
+  switch (stagedForm(geometry, N, registersOk, smemPerSm, smemOptin)) {
     case StagedForm::Registers: c.function = k + "_staged_regs_v" + v; break;
     case StagedForm::WideRegisters: c.function = k + "_staged_regs_wide_v" + v; break;
     case StagedForm::Smem:
@@ -71,6 +72,11 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
       break;
     case StagedForm::WideCtaRegisters:
       c.function = k + "_staged_regs_wide_v" + v + t;
+      c.threads = wide.threads;
+      c.smemBytes = static_cast<std::size_t>(scratchBytes(wide, 1, Protocol::Sync));
+      break;
+    case StagedForm::WideCtaDeepRegisters:
+      c.function = k + "_staged_regs_deep_v" + v + t;
       c.threads = wide.threads;
       c.smemBytes = static_cast<std::size_t>(scratchBytes(wide, 1, Protocol::Sync));
       break;
@@ -103,7 +109,8 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
   BaselineTiming t;
   t.staged = q.staged;
   const BaselineKernelChoice choice = baselineKernelFor(q.kernel, q.geometry, q.N, q.staged,
-                                                       rt.device().smemPerSmBytes, rt.device().smemOptinBytes);
+                                                       rt.device().smemPerSmBytes, rt.device().smemOptinBytes,
+                                                       q.registersOk);
   t.function = choice.function;
   t.smemBytes = choice.smemBytes;
   if (q.staged && !isLegal(q.geometry, q.N, 1, Protocol::Sync, rt.device().smemOptinBytes))

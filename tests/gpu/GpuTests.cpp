@@ -18,7 +18,7 @@
 // re-read from global memory, at every shape) and "cluster_full" (every kept
 // input in SMEM, where "cluster" runs the partial form).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
-// 4099, 8192, 12289, 16384 and 32768 -- the float4 path with bulk copies in
+// 4099, 8192, 12289, 16384, 32767 and 32768 -- the float4 path with bulk copies in
 // the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
 // at 32768 and P = 2, the partial-retention form as "cluster" runs it --
 // every variant, for compute-sanitizer). Without a GPU every test case skips with a visible
@@ -400,7 +400,9 @@ void runWorkload(const Workload &w) {
     WARN("SKIPPED: no usable GPU (" << why << "): " << w.name << " not run");
     return;
   }
-  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 12289, 16384, 65536, 131072, 262144};
+  // 32767 and 32768: the staged twin's deep register form (one kept input;
+  // scalar, float4) and, with two kept inputs, the SMEM twin.
+  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 12289, 16384, 32767, 32768, 65536, 131072, 262144};
   std::vector<long long> Ms = {1, 7, 2048};
   if (scope() == "small") {
     Ns = {1, 31, 1000, 4099};
@@ -410,8 +412,9 @@ void runWorkload(const Workload &w) {
     // staged registers; 12289 and 16384: cluster slices in registers at P = 2
     // (scalar, float4), and (two kept inputs) the 512-thread staged twins;
     // 32768: at P = 2 the partial-retention form (two kept inputs: "cluster") and the
-    // 512-thread cluster twins ("cluster_full"; one kept input: "cluster").
-    Ns = {4096, 4099, 8192, 12289, 16384, 32768};
+    // 512-thread cluster twins ("cluster_full"; one kept input: "cluster");
+    // 32767 and 32768: one kept input, the staged twin's deep register form.
+    Ns = {4096, 4099, 8192, 12289, 16384, 32767, 32768};
     Ms = {3};
   }
   std::random_device rd;
@@ -477,7 +480,9 @@ TEST_CASE("model-driven dispatch: launch_auto, last_plan, autotune", "[gpu][disp
     WARN("SKIPPED: no usable GPU (" << why << ")");
     return;
   }
-  std::vector<long long> Ns = {4096, 16384, 65536, 262144};
+  // 16384 (two kept inputs) and 32768 (one): the staged kernel runs one CTA per
+  // SM, so the dispatch also times T_slice(P) on scratch buffers.
+  std::vector<long long> Ns = {4096, 16384, 32768, 65536, 262144};
   if (scope() != "full")
     Ns = {4096};
   std::random_device rd;

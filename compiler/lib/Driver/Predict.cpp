@@ -15,6 +15,7 @@
 #include "credit/Model/CostModel.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
 #include "credit/runtime/Baseline.h"
+#include "credit/runtime/Model.h"
 #include "credit/runtime/Runtime.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -24,6 +25,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,11 @@ struct PredictOptions {
       cl::desc("Measure T_B on this machine's GPU instead: generate the kernel, JIT it and time "
                "its non-clustered variant at (M, N) (median of 15, L2 flushed)"),
       cl::cat(category)};
+  cl::list<std::string> tSlice{
+      "t-slice", cl::CommaSeparated,
+      cl::desc("T_slice(P) for a staged T_B: the staged kernel's SMEM form (generic variant "
+               "staged_smem) timed at M*P rows of slice(N, P) elements, as P:ms[,P:ms...]"),
+      cl::value_desc("P:ms"), cl::cat(category)};
   cl::opt<model::BaselineKind> baseline{
       "baseline", cl::desc("Which kernel T_B timed"), cl::init(model::BaselineKind::Auto),
       cl::values(clEnumValN(model::BaselineKind::Auto, "auto",
@@ -106,6 +114,24 @@ int credit::predictMain(int argc, char **argv) {
   if (haveTB && (!(opts.tB > 0) || !std::isfinite(opts.tB)))
     return fail("--tB must be a positive time in milliseconds");
 
+  std::map<int, double> tSliceMs;
+  for (const std::string &item : opts.tSlice) {
+    StringRef text(item), pText, msText;
+    std::tie(pText, msText) = text.split(':');
+    int P = 0;
+    double ms = 0;
+    if (pText.trim().getAsInteger(10, P) || msText.trim().getAsDouble(ms))
+      return fail("--t-slice takes P:ms entries (e.g. --t-slice=2:0.164,4:0.163), not '" + item + "'");
+    if (P != 2 && P != 4 && P != 8 && P != 16)
+      return fail(formatv("--t-slice: P = {0} is not a cluster size (2, 4, 8 or 16)", P));
+    if (!(ms > 0) || !std::isfinite(ms))
+      return fail(formatv("--t-slice: the time for P = {0} must be positive, in milliseconds", P));
+    if (!tSliceMs.emplace(P, ms).second)
+      return fail(formatv("--t-slice: P = {0} is given twice", P));
+  }
+  if (!tSliceMs.empty() && opts.measureTB)
+    return fail("--measure-tB measures T_slice itself; do not give --t-slice with it");
+
   // The profile first: a bad profile is reported before the kernel is compiled.
   llvm::Expected<model::DeviceProfile> profile = model::loadProfile(opts.profile);
   if (!profile)
@@ -153,6 +179,7 @@ int credit::predictMain(int argc, char **argv) {
   q.N = opts.N;
   q.tBMs = opts.tB;
   q.baseline = opts.baseline;
+  q.tSliceMs = tSliceMs;
   std::string measuredNote;
   if (opts.measureTB) {
     // The baseline kernel predict would assume (auto: staged where Eq. 3
@@ -194,6 +221,30 @@ int credit::predictMain(int argc, char **argv) {
                            rt.device().name, rt.arch(), t.value.medianMs, t.value.function, opts.M,
                            t.value.reps, t.value.minMs)
                        .str();
+    // T_slice(P) where the staged kernel runs one CTA per SM on this device
+    // (the only shapes where T_occ can change the verdict, docs/cost-model.md).
+    if (staged && ::credit::isOneCtaPerSmForm(::credit::stagedForm(facts.geometry, opts.N, true,
+                                                                   rt.device().smemPerSmBytes,
+                                                                   rt.device().smemOptinBytes))) {
+      std::string sliceNote;
+      for (const model::LegalityAtN &l : facts.legality) {
+        if (l.P < 2 || !(l.legalSync || l.legalMbarrier))
+          continue;
+        ::credit::BaselineRequest sreq = req;
+        sreq.registersOk = false;
+        sreq.M = ::credit::model::sliceRows(opts.M, l.P);
+        sreq.N = ::credit::sliceElems(opts.N, l.P);
+        ::credit::Expected<::credit::BaselineTiming> s = ::credit::timeBaselineKernel(rt, sreq);
+        if (!s.ok())
+          return fail(formatv("--measure-tB: T_slice for P = {0}: {1}", l.P, s.status.message));
+        q.tSliceMs[l.P] = s.value.medianMs;
+        sliceNote += formatv("{0}P = {1}: {2} ms ({3} at {4} x {5})", sliceNote.empty() ? "" : "; ", l.P,
+                             s.value.medianMs, s.value.function, sreq.M, sreq.N)
+                         .str();
+      }
+      if (!sliceNote.empty())
+        measuredNote += "; T_slice measured the same way: " + sliceNote;
+    }
   }
   llvm::Expected<model::Prediction> p = model::predict(facts, *profile, q);
   if (!p)

@@ -499,6 +499,12 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
     return err(formatv("N must be in [1, {0}]", ::credit::kMaxRowElems).str());
   if (!(query.tBMs > 0) || !std::isfinite(query.tBMs))
     return err("T_B must be a positive time in ms");
+  for (const auto &[P, ms] : query.tSliceMs) {
+    if (P != 2 && P != 4 && P != 8 && P != 16)
+      return err(formatv("T_slice is given for P = {0}; cluster sizes are 2, 4, 8 and 16", P).str());
+    if (!(ms > 0) || !std::isfinite(ms))
+      return err(formatv("T_slice for P = {0} must be a positive time in ms", P).str());
+  }
   if (facts.legalityN != query.N)
     return err(formatv("the kernel facts were computed for N = {0}, not {1}", facts.legalityN,
                        query.N)
@@ -551,22 +557,28 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
   p.rateBytesPerMs = base.rateBytesPerMs;
   p.tRereadSaved = base.tRereadSaved;
   p.tInput = base.tInput;
+  const bool stagedBaseline = p.baselineKernel == "staged";
+  p.anySlice = stagedBaseline && !query.tSliceMs.empty();
+  if (stagedBaseline && profile.smemPerSmBytes > 0 && profile.smemOptinBytes > 0)
+    p.stagedOneCtaPerSm = ::credit::isOneCtaPerSmForm(::credit::stagedForm(
+        facts.geometry, query.N, true, profile.smemPerSmBytes, profile.smemOptinBytes));
   if (facts.reread == 0)
     p.notes.push_back("b_reread = 0: nothing to save, no P can win");
-  else if (p.baselineKernel == "staged")
+  else if (stagedBaseline && !p.anySlice)
     p.notes.push_back("T_B is the staged kernel's, which rereads nothing from HBM: no HBM time to "
                       "save (T_saved = 0), no P can win");
-  // The model's known blind spot (docs/cost-model.md): where the staged kernel
-  // fills an SM with one CTA, a cluster of 2 runs more CTAs per SM and can win
-  // although dT < 0. Say so, so the user knows to autotune such shapes.
-  if (p.baselineKernel == "staged" && profile.smemPerSmBytes > 0 && profile.smemOptinBytes > 0) {
-    const ::credit::StagedForm form = ::credit::stagedForm(
-        facts.geometry, query.N, true, profile.smemPerSmBytes, profile.smemOptinBytes);
-    if (form == ::credit::StagedForm::WideCtaRegisters || form == ::credit::StagedForm::WideCtaSmem)
-      p.notes.push_back("the staged kernel runs one CTA per SM at this N (its row fills an SM); the model "
-                        "does not credit a cluster's higher occupancy, so a cluster of 2 may still win "
-                        "here (measured on the H200: by up to 14%): autotune such shapes");
-  }
+  else if (stagedBaseline)
+    p.notes.push_back("T_B is the staged kernel's, which rereads nothing from HBM (T_saved = 0); "
+                      "a P can win only by occupancy, T_occ = T_B - T_slice(P)");
+  if (!query.tSliceMs.empty() && !stagedBaseline)
+    p.notes.push_back("T_slice is ignored: T_B is the reread kernel's, whose saving is T_saved");
+  // Where the staged kernel fills an SM with one CTA, nothing overlaps its
+  // rows, and a cluster's smaller slices (several CTAs per SM) can stream
+  // faster: T_occ prices that, from T_slice. Without it, say so.
+  if (p.stagedOneCtaPerSm && !p.anySlice)
+    p.notes.push_back("the staged kernel runs one CTA per SM at this N (its row fills an SM), where a "
+                      "cluster's higher occupancy can win (measured on the H200: by up to 14%); give "
+                      "--t-slice (or --measure-tB, which measures it) to price it as T_occ");
 
   std::vector<std::string> missing;
   for (Protocol proto : {Protocol::Sync, Protocol::Mbarrier}) {
@@ -614,8 +626,12 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
       c.ctrlDetail = ctrl->detail;
       // Eq. 8 with one CTA per SM (W waves of floor(S / P) concurrent
       // clusters), the deposit-overlap rule, Eq. 9: credit/runtime/Model.h.
+      auto slice = stagedBaseline ? query.tSliceMs.find(l.P) : query.tSliceMs.end();
+      c.tSlice = slice != query.tSliceMs.end() ? slice->second : 0.0;
       const ::credit::model::CandidateTerms t = ::credit::model::candidateTerms(
-          rates, traffic, base, l.P, query.M, c.slice, rate->second, c.tCtrl);
+          rates, traffic, base, l.P, query.M, c.slice, rate->second, c.tCtrl,
+          ::credit::model::occupancySaving(stagedBaseline, query.tBMs, c.tSlice));
+      c.tOcc = t.tOcc;
       c.W = t.W;
       c.replayBytesPerCta = t.replayBytesPerCta;
       c.dsmBytesPerCta = t.dsmBytesPerCta;
@@ -727,6 +743,8 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
   else
     os << formatv("  T_saved   = M N b_reread {0} / R_B = {1:F4} ms\n", p.bReread, p.tRereadSaved);
   os << formatv("  T_input   = M N b_keep {0} / R_B = {1:F4} ms\n", p.bKeep, p.tInput);
+  if (p.anySlice)
+    os << "  T_occ(P)  = T_B - T_slice(P), T_slice: the staged kernel (SMEM form) at M*P rows of slice(N, P)\n";
   os << "\n";
   os << formatv("  {0,-9} {1,3} {2,-5} {3,8} {4,5} {5,10} {6,-13} {7,10} {8,10} {9,10} {10,10} "
                 "{11,10}\n",
@@ -744,6 +762,14 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
                   c.W, c.tCtrl, c.ctrlSource, c.tReplay, c.tDSM, c.tSmemW, c.tDeposit,
                   signedMs(c.deltaT), p.chosen && *p.chosen == i ? "  <-" : "");
   }
+  if (p.anySlice) {
+    os << "\n  T_occ per P (added to dT above):";
+    for (const Candidate &c : p.candidates)
+      if (c.evaluated && c.protocol == Protocol::Sync)
+        os << formatv(c.tSlice > 0 ? "  P = {0}: {1:F4} - {2:F4} = {3}" : "  P = {0}: not measured",
+                      c.P, q.tBMs, c.tSlice, signedMs(c.tOcc));
+    os << "\n";
+  }
   os << "\n";
   for (const std::string &n : p.notes)
     os << "note: " << n << "\n";
@@ -756,10 +782,16 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
     return;
   }
   const Candidate &c = p.candidates[*p.chosen];
-  os << formatv("chosen: P = {0}, {1} protocol: dT = T_saved - T_ctrl - T_replay - T_DSM - "
-                "T_deposit = {2:F4} - {3:F4} - {4:F4} - {5:F6} - {6:F4} = {7} ms\n",
-                c.P, protocolName(c.protocol), p.tRereadSaved, c.tCtrl, c.tReplay, c.tDSM,
-                c.tDeposit, signedMs(c.deltaT));
+  if (c.tSlice > 0)
+    os << formatv("chosen: P = {0}, {1} protocol: dT = T_saved + T_occ - T_ctrl - T_replay - T_DSM - "
+                  "T_deposit = {2:F4} + {3:F4} - {4:F4} - {5:F4} - {6:F6} - {7:F4} = {8} ms\n",
+                  c.P, protocolName(c.protocol), p.tRereadSaved, c.tOcc, c.tCtrl, c.tReplay, c.tDSM,
+                  c.tDeposit, signedMs(c.deltaT));
+  else
+    os << formatv("chosen: P = {0}, {1} protocol: dT = T_saved - T_ctrl - T_replay - T_DSM - "
+                  "T_deposit = {2:F4} - {3:F4} - {4:F4} - {5:F6} - {6:F4} = {7} ms\n",
+                  c.P, protocolName(c.protocol), p.tRereadSaved, c.tCtrl, c.tReplay, c.tDSM,
+                  c.tDeposit, signedMs(c.deltaT));
   os << formatv("verdict: {0} (predicted clustered time T_B - dT = {1:F4} ms, {2:F3}x)\n",
                 p.verdict, q.tBMs - c.deltaT, q.tBMs / (q.tBMs - c.deltaT));
 }
@@ -789,6 +821,10 @@ json::Value credit::model::predictionToJSON(const Prediction &p) {
       o["T_DSM_ms"] = c.tDSM;
       o["T_SMEM_w_ms"] = c.tSmemW;
       o["T_deposit_ms"] = c.tDeposit;
+      if (c.tSlice > 0) {
+        o["T_slice_ms"] = c.tSlice;
+        o["T_occ_ms"] = c.tOcc;
+      }
       o["delta_T_ms"] = c.deltaT;
     }
     cands.push_back(std::move(o));
@@ -831,6 +867,7 @@ json::Value credit::model::predictionToJSON(const Prediction &p) {
       {"R_B_GBps", p.rateBytesPerMs / 1e6},
       {"T_reread_saved_ms", p.tRereadSaved},
       {"T_input_ms", p.tInput},
+      {"staged_one_cta_per_sm", p.stagedOneCtaPerSm},
       {"candidates", std::move(cands)},
       {"chosen", choice(p.chosen)},
       {"chosen_sync", choice(p.chosenSync)},

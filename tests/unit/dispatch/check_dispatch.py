@@ -2,7 +2,7 @@
 """The generated dispatch decides exactly as `creditc predict` (ctest: dispatch-model).
 
 For each kernel: `creditc K.credit --profile P -o K.cu`, nvcc DispatchPlanMain.cu
-against it, and for a grid of (M, N, T_B) compare its plan with `creditc predict
+against it, and for a grid of (M, N, T_B, T_slice) compare its plan with `creditc predict
 --report=json`: the chosen variant (cluster iff predicted profitable, else the
 baseline predict names), P, protocol, and dT of the best candidate (relative
 1e-12). Exit 1 on the first disagreement, printing both.
@@ -17,6 +17,9 @@ KERNELS = ["layernorm", "softmax_logits_bwd", "quant_int8"]
 MS = [7, 4096]
 NS = [1000, 4096, 16384, 65536, 65537, 262144]
 TBS = [0.02, 0.5, 5.0]
+# T_slice(P) for P = 2, 4, 8, 16 as fractions of T_B (0: not given): none, and
+# the occupancy term at work (some P faster than T_B, some slower, one missing).
+SLICES = [(0, 0, 0, 0), (0.8, 0.95, 1.2, 0)]
 
 
 def main():
@@ -38,16 +41,19 @@ def main():
         subprocess.run([a.nvcc, "-std=c++17", "-arch=sm_90", "-O1", f"-DCREDIT_GEN_FILE=\"{gen}\"",
                         f"-DCREDIT_NS=credit_{k}", os.path.join(here, "DispatchPlanMain.cu"), "-o", exe],
                        check=True)
-        points = [(m, n, t) for m in MS for n in NS for t in TBS]
-        out = subprocess.run([exe], input="".join(f"{m} {n} {t!r}\n" for m, n, t in points),
+        points = [(m, n, t, [f * t for f in fs]) for m in MS for n in NS for t in TBS for fs in SLICES]
+        out = subprocess.run([exe], input="".join(f"{m} {n} {t!r} {' '.join(map(repr, s))}\n"
+                                                  for m, n, t, s in points),
                              capture_output=True, text=True, check=True).stdout.split("\n")
-        for (m, n, t), line in zip(points, out):
+        for (m, n, t, s), line in zip(points, out):
             f = line.split()
             variant, P, protocol, baseline, evaluated = map(int, f[3:8])
             dT = float(f[8])
+            slices = ",".join(f"{P}:{v!r}" for P, v in zip((2, 4, 8, 16), s) if v > 0)
             r = subprocess.run([a.creditc, "predict", src, "--profile", a.profile, "--M", str(m), "--N", str(n),
-                                "--tB", repr(t), "--report=json"], capture_output=True, text=True)
-            what = f"{k} M={m} N={n} tB={t}: dispatch (variant {variant}, P {P}, protocol {protocol}, " \
+                                "--tB", repr(t), "--report=json"] + ([f"--t-slice={slices}"] if slices else []),
+                               capture_output=True, text=True)
+            what = f"{k} M={m} N={n} tB={t} slices={slices}: dispatch (variant {variant}, P {P}, protocol {protocol}, " \
                    f"baseline {baseline}, evaluated {evaluated}, dT {dT!r})"
             if r.returncode != 0:
                 # predict fails only when no legal candidate can be evaluated

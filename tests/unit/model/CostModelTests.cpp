@@ -6,6 +6,7 @@
 #include "credit/Driver/Pipeline.h"
 #include "credit/Model/CostModel.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
+#include "credit/runtime/Model.h"
 #include "credit/runtime/Nvrtc.h"
 
 #include "CalibrateSupport.h"
@@ -309,6 +310,68 @@ TEST_CASE("against the staged kernel there is no HBM reread to save", "[model]")
     if (c.evaluated)
       CHECK(c.deltaT < 0.0);
   CHECK(!staged.profitable);
+}
+
+TEST_CASE("T_occ: a staged T_B with T_slice(P) credits occupancy, exactly T_B - T_slice", "[model]") {
+  KernelFacts f = facts(1024);
+  Query q;
+  q.M = 16;
+  q.N = 1024;
+  q.tBMs = 0.01;
+  q.baseline = BaselineKind::Staged;
+  auto base = predict(f, profile(), q);
+  REQUIRE(static_cast<bool>(base));
+  q.tSliceMs = {{2, 0.004}};  // P = 2 only; a faster slice than the row
+  auto occ = predict(f, profile(), q);
+  REQUIRE(static_cast<bool>(occ));
+  CHECK(occ->anySlice);
+  int checked = 0;
+  for (size_t i = 0; i < occ->candidates.size(); ++i) {
+    const Candidate &a = base->candidates[i], &b = occ->candidates[i];
+    if (!b.evaluated)
+      continue;
+    ++checked;
+    CHECK(a.tOcc == 0.0);
+    if (b.P == 2) {
+      CHECK(b.tSlice == 0.004);
+      CHECK(b.tOcc == Approx(0.006));
+      CHECK(b.deltaT == Approx(a.deltaT + 0.006));
+    } else {
+      CHECK(b.tSlice == 0.0);  // not measured: T_occ = 0, dT unchanged
+      CHECK(b.deltaT == a.deltaT);
+    }
+  }
+  CHECK(checked > 0);
+  // A slower slice than the row costs (T_occ < 0); against a reread T_B the
+  // term does not apply (its saving is T_saved), with a note.
+  q.tSliceMs = {{2, 0.02}};
+  auto slow = predict(f, profile(), q);
+  REQUIRE(static_cast<bool>(slow));
+  for (const Candidate &c : slow->candidates)
+    if (c.evaluated && c.P == 2)
+      CHECK(c.tOcc == Approx(-0.01));
+  q.baseline = BaselineKind::Reread;
+  auto reread = predict(f, profile(), q);
+  REQUIRE(static_cast<bool>(reread));
+  for (const Candidate &c : reread->candidates)
+    CHECK(c.tOcc == 0.0);
+  CHECK(std::any_of(reread->notes.begin(), reread->notes.end(),
+                    [](const std::string &n) { return n.find("T_slice is ignored") != std::string::npos; }));
+  // Bad entries are errors, not silently dropped.
+  q.baseline = BaselineKind::Staged;
+  q.tSliceMs = {{3, 0.004}};
+  auto badP = predict(f, profile(), q);
+  REQUIRE(!badP);
+  CHECK_THAT(llvm::toString(badP.takeError()), Contains("cluster sizes are 2, 4, 8 and 16"));
+  q.tSliceMs = {{2, -1.0}};
+  auto badT = predict(f, profile(), q);
+  REQUIRE(!badT);
+  CHECK_THAT(llvm::toString(badT.takeError()), Contains("must be a positive time"));
+  // The shared arithmetic (credit/runtime/Model.h).
+  CHECK(credit::model::occupancySaving(true, 0.2, 0.15) == Approx(0.05));
+  CHECK(credit::model::occupancySaving(true, 0.2, 0.0) == 0.0);
+  CHECK(credit::model::occupancySaving(false, 0.2, 0.15) == 0.0);
+  CHECK(credit::model::sliceRows(4096, 4) == 16384);
 }
 
 TEST_CASE("T_ctrl lookup: measured, interpolated, extrapolated", "[model]") {

@@ -83,6 +83,18 @@ TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers ru
   // 512-thread files: no twin (1024 threads spill), registers up to 16384.
   CHECK(credit::baselineKernelFor("k", g512, 16384, true, perSm, optin).function == "credit_k_staged_regs_wide_v4");
   CHECK(credit::baselineKernelFor("k", g512, 20000, true, perSm, optin).function == "credit_k_staged_v4");
+  // One kept input: 32768 x 4 B = 128 KB, one CTA per SM, so the twin, whose
+  // registers hold 64 elements per thread of one input (the deep form).
+  const credit::WorkloadGeometry g1{4, 2, 1, 2, 256};
+  const credit::WorkloadGeometry g1w{4, 2, 1, 2, 512};
+  auto f1 = [&](long long N) { return credit::baselineKernelFor("k", g1, N, true, perSm, optin); };
+  CHECK(f1(16384).function == "credit_k_staged_v4");  // 64 KB: three CTAs per SM, no twin
+  CHECK(f1(32768).function == "credit_k_staged_regs_deep_v4_cta512");
+  CHECK(f1(32768).threads == 512);
+  CHECK(f1(32768).smemBytes == static_cast<std::size_t>(credit::scratchBytes(g1w, 1, credit::Protocol::Sync)));
+  CHECK(f1(32767).function == "credit_k_staged_regs_deep_v1_cta512");
+  CHECK(f1(24576).function == "credit_k_staged_v4");  // 96 KB: two CTAs per SM, no twin
+  CHECK(f1(32772).function == "credit_k_staged_v4_cta512");  // beyond regsDeepMaxN(512)
 }
 
 TEST_CASE("useWideCta: twice the threads where one CTA fills an SM's shared memory", "[runtime][layout]") {
@@ -154,10 +166,23 @@ TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", 
   CHECK(credit::stagedForm(g, 16384, true, perSm, optin) == StagedForm::WideCtaRegisters);
   CHECK(credit::stagedForm(g, 16384, true, 0, 0) == StagedForm::Smem);  // device not asked yet
   CHECK(credit::stagedForm(g, 4096, true, 0, 0) == StagedForm::Registers);
+  CHECK(credit::stagedForm(g, 24576, true, perSm, optin) == StagedForm::WideCtaSmem);  // two kept: no deep form
+  const credit::WorkloadGeometry g1{4, 2, 1, 2, 256};  // one kept input
+  CHECK(credit::hasDeepRegisterForm(g1));
+  CHECK_FALSE(credit::hasDeepRegisterForm(g));
+  CHECK(credit::stagedForm(g1, 16384, true, perSm, optin) == StagedForm::Smem);
+  CHECK(credit::stagedForm(g1, 24576, true, perSm, optin) == StagedForm::Smem);  // two CTAs per SM
+  CHECK(credit::stagedForm(g1, 30000, true, perSm, optin) == StagedForm::WideCtaDeepRegisters);
+  CHECK(credit::stagedForm(g1, 32768, true, perSm, optin) == StagedForm::WideCtaDeepRegisters);
+  CHECK(credit::stagedForm(g1, 32768, false, perSm, optin) == StagedForm::WideCtaSmem);  // "staged_smem"
+  CHECK(credit::stagedForm(g1, 32772, true, perSm, optin) == StagedForm::WideCtaSmem);
+  CHECK(credit::stagedForm(g1, 32768, true, 0, 0) == StagedForm::Smem);  // device not asked yet
   const credit::WorkloadGeometry g1024{8, 2, 3, 4, 1024};  // no register forms, no twins
   CHECK(credit::stagedForm(g1024, 4096, true, perSm, optin) == StagedForm::Smem);
   CHECK(credit::wideCtaThreads(256) == 512);
   CHECK(credit::wideCtaThreads(512) == 0);
   CHECK(credit::hasRegisterForms(512));
   CHECK_FALSE(credit::hasRegisterForms(1024));
+  CHECK_FALSE(credit::hasDeepRegisterForm({4, 2, 1, 2, 512}));  // no twin
+  CHECK_FALSE(credit::hasDeepRegisterForm({0, 2, 1, 2, 256}));  // nothing kept
 }

@@ -142,6 +142,10 @@ struct Query {
   long long M = 0, N = 0;
   double tBMs = 0;                          // T_B, ms
   BaselineKind baseline = BaselineKind::Auto; // which kernel T_B timed
+  /// T_slice(P), ms: the staged kernel's SMEM form at M*P rows of
+  /// sliceElems(N, P) (credit::model::occupancySaving). Used against a staged
+  /// T_B only; a P without an entry has T_occ = 0.
+  std::map<int, double> tSliceMs;
 };
 
 /// T_ctrl at (M, N) from the profile's table (docs/cost-model.md: log-linear
@@ -171,7 +175,9 @@ struct Candidate {
   double tCtrl = 0;
   std::string ctrlSource, ctrlDetail;
   double tReplay = 0, tDSM = 0, tSmemW = 0, tDeposit = 0;
-  double deltaT = 0;        // Eq. 9
+  double tSlice = 0;        // T_slice(P), 0: not measured
+  double tOcc = 0;          // T_occ(P) = T_B - T_slice(P) against a staged T_B, else 0
+  double deltaT = 0;        // Eq. 9 (+ T_occ)
 };
 
 struct Prediction {
@@ -187,6 +193,10 @@ struct Prediction {
   double rateBytesPerMs = 0; // Eq. 7, R_B
   double tRereadSaved = 0; // M N b_reread / R_B
   double tInput = 0;       // M N b_keep / R_B
+  /// credit::stagedForm runs a one-CTA-per-SM twin at this N (known when the
+  /// profile has the device's SMEM sizes): where T_occ matters.
+  bool stagedOneCtaPerSm = false;
+  bool anySlice = false;   // some candidate has T_slice
   std::vector<Candidate> candidates;
   std::optional<size_t> chosen;                         // best over every candidate
   std::optional<size_t> chosenSync, chosenMbarrier;     // best per protocol

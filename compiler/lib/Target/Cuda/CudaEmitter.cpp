@@ -123,7 +123,7 @@ const char *const kInternalNames[] = {
     "vecPtrs", "vecBytes", "smemBytes", "maxLegal", "proto", "kernel", "status", "clusterKernel",
     "args", "lim", "req", "cfg", "attr", "maxCluster", "Kernel", "Args", "Params", "Pc", "maxN",
     "regsKernel", "kWideCtaThreads", "geometry_wide_cta", "smem_bytes_wide_cta", "wide_cta", "launch_geo",
-    "THREADS", "device_smem", "perSm", "form",
+    "THREADS", "device_smem", "perSm", "form", "kNumDataArgs", "kArgKind", "kArgBytes", "timeSlices", "tSlice",
     // the partial-retention form
     "kPartial", "kHasPartialForm", "partialDropped", "geometry_partial", "smem_bytes_partial",
     "CLUSTER_PARTIAL_SYNC", "CLUSTER_PARTIAL_MBARRIER", "partial_retention", "partialOk",
@@ -1911,6 +1911,14 @@ void KernelEmitter::emitKernels() {
                  "credit::kRegsWideElemsPerThread", true);
       dataKernel("staged_regs_wide_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.",
                  "credit::kRegsWideElemsPerThread", true);
+      if (credit::hasDeepRegisterForm(geo)) {
+        dataKernel("staged_regs_deep_v4", "STAGED_REGS", 4, false,
+                   "One kept input: the twin holds rows of at most credit::regsDeepMaxN(kWideCtaThreads)\n"
+                   "// elements in registers (credit::kTwinDataRegs per thread), float4.",
+                   "credit::kRegsDeepElemsPerThread", true);
+        dataKernel("staged_regs_deep_v1", "STAGED_REGS", 1, false, "Same, scalar accesses.",
+                   "credit::kRegsDeepElemsPerThread", true);
+      }
     }
   }
   if (wants(credit::Variant::Reread)) {
@@ -2201,6 +2209,15 @@ inline bool same(const char* a, const char* b) {
             "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
+      if (credit::hasDeepRegisterForm(geo)) {
+        os << "  if (form == credit::StagedForm::WideCtaDeepRegisters) {  // the same, one kept input up to twice as long\n";
+        os << "    auto kernel = vec4 ? " << ns << "_staged_regs_deep_v4" << t << " : " << ns << "_staged_regs_deep_v1"
+           << t << ";\n";
+        os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
+              "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
+           << numPtrs << ", stream, " << castArgs << ");\n";
+        os << "  }\n";
+      }
       os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
       os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
@@ -2547,11 +2564,30 @@ void KernelEmitter::emitDispatch() {
                 "// b_B, b_reread, b_keep, D_fixed/element, D_fixed/row, sum q\n",
                 traffic.baseline, traffic.reread, traffic.keep, traffic.fixedBroadcastPerElement,
                 traffic.fixedPerRow, geo.qSum);
+  {
+    std::string kinds, bytes;
+    for (auto &in : inputs) {
+      kinds += (kinds.empty() ? "" : ", ") + std::string(in->op.isRow() ? "0" : in->op.isBroadcast() ? "1" : "2");
+      bytes += (bytes.empty() ? "" : ", ") + std::string("4");
+    }
+    for (const OutputInfo &o : outputs) {
+      kinds += (kinds.empty() ? "" : ", ") + std::string(o.perElement ? "0" : "2");
+      bytes += (bytes.empty() ? "" : ", ") + std::string(o.i8 ? "1" : "4");
+    }
+    const size_t numArgs = inputs.size() + outputs.size();
+    os << "// The data arguments (" << ns << "_signature() order): 0 row [M][N], 1 broadcast [N], 2 per-row [M];\n"
+          "// bytes per element.\n";
+    os << "inline constexpr int kNumDataArgs = " << numArgs << ";\n";
+    os << "inline constexpr int kArgKind[] = {" << (numArgs ? kinds : "0") << "};\n";
+    os << "inline constexpr int kArgBytes[] = {" << (numArgs ? bytes : "0") << "};\n";
+  }
   os << formatv("inline constexpr bool kHasCluster = {0}, kHasStaged = {1}, kHasReread = {2};  // generated variants\n",
                 hasCluster ? "true" : "false", hasStaged ? "true" : "false",
                 hasReread ? "true" : "false");
   std::string body = R"cuda(
-inline const char* variantName(int v) { return v == 2 ? "cluster" : v == 1 ? "staged" : "reread"; }
+inline const char* variantName(int v) {
+  return v == 3 ? "staged_smem" : v == 2 ? "cluster" : v == 1 ? "staged" : "reread";
+}
 
 // The kernel T_B times: staged where generated and Eq. 3 allows P = 1 on this
 // device, else reread (the paper's "selected non-DSMEM path"); -1: neither.
@@ -2563,7 +2599,9 @@ inline int baselineFor(long long N, long long optin) {
 // Eqs. 3 and 5-9 for every generated, legal (protocol, P) with its profile
 // figures, in creditc predict's order (sync, then mbarrier; P ascending); the
 // largest dT wins, and the cluster kernel runs only if dT > 0.
-inline credit_plan plan(long long M, long long N, double tB, long long optin) {
+// `tSlice` (optional, [log2 P], 0: not measured): T_slice(P), which prices
+// T_occ against a staged T_B (credit/runtime/Model.h, occupancySaving).
+inline credit_plan plan(long long M, long long N, double tB, long long optin, const double* tSlice = nullptr) {
   credit_plan p = {};
   p.baseline = baselineFor(N, optin);
   p.variant = p.baseline;
@@ -2583,7 +2621,8 @@ inline credit_plan plan(long long M, long long N, double tB, long long optin) {
       const credit::model::CtrlValue ctrl = credit::model::lookupCtrl(kCtrl, kNumCtrl, protocol, P, M, N);
       if (!ctrl.found) continue;
       const credit::model::CandidateTerms t = credit::model::candidateTerms(
-          kRates, kTraffic, base, P, M, credit::sliceElems(N, P), rate, ctrl.ms);
+          kRates, kTraffic, base, P, M, credit::sliceElems(N, P), rate, ctrl.ms,
+          credit::model::occupancySaving(p.baseline == 1, tB, tSlice != nullptr ? tSlice[l] : 0.0));
       if (!p.evaluated || t.deltaT > best) {
         p.evaluated = 1;
         best = t.deltaT;
@@ -2691,6 +2730,47 @@ inline int deviceAndOptin(int* device, int* optin) {
   return cudaStatus(err);
 }
 
+// T_slice(P) for plan(), where it can change the decision: the baseline is the
+// staged kernel and its row fills an SM (one CTA per SM). The staged kernel's
+// SMEM form is timed at M*P rows of slice(N, P) for every legal P, on scratch
+// buffers of that shape (zeroed, freed again; the caller's are too small for
+// M*P rows). A P whose buffers cannot be allocated is left unmeasured (0).
+inline int timeSlices(int baseline, long long M, long long N, int device, long long optin, cudaStream_t stream,
+                      double* tSlice) {
+  for (int l = 0; l < 5; ++l) tSlice[l] = 0.0;
+  if (baseline != 1 || !kHasCluster) return kStatusOk;
+  int perSm = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (err != cudaSuccess) return cudaStatus(err);
+  if (!credit::isOneCtaPerSmForm(credit::stagedForm(geometry, N, true, perSm, optin))) return kStatusOk;
+  for (int P = 2, l = 1; P <= target.maxNonPortableCluster && l < 5; P *= 2, ++l) {
+    if (!credit::isLegal(geometry, N, P, credit::Protocol::Sync, optin) &&
+        !credit::isLegal(geometry, N, P, credit::Protocol::Mbarrier, optin))
+      continue;
+    const long long rows = credit::model::sliceRows(M, P), width = credit::sliceElems(N, P);
+    void* bufs[kNumDataArgs > 0 ? kNumDataArgs : 1] = {};
+    for (int i = 0; i < kNumDataArgs && err == cudaSuccess; ++i) {
+      const long long count = kArgKind[i] == 0 ? rows * width : kArgKind[i] == 1 ? width : rows;
+      const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(kArgBytes[i]);
+      err = cudaMallocAsync(&bufs[i], bytes, stream);
+      if (err == cudaSuccess) err = cudaMemsetAsync(bufs[i], 0, bytes, stream);
+    }
+    double ms = 0.0;
+    int status = cudaStatus(err);
+    if (status == kStatusOk) status = timeVariant(3, bufs, rows, width, 1, 0, stream, &ms);
+    for (int i = 0; i < kNumDataArgs; ++i)
+      if (bufs[i] != nullptr) (void)cudaFreeAsync(bufs[i], stream);
+    if (err == cudaErrorMemoryAllocation) {  // not measured; the error is not sticky
+      (void)cudaGetLastError();
+      err = cudaSuccess;
+      continue;
+    }
+    if (status != kStatusOk) return status;
+    tSlice[l] = ms > 0.0 ? ms : 1e-6;  // below the event resolution
+  }
+  return kStatusOk;
+}
+
 inline int checkShape(long long M, long long N) {
   if (M < 1 || N < 1 || N > credit::kMaxRowElems) return static_cast<int>(credit::LaunchStatus::BadShape);
   return kStatusOk;
@@ -2738,10 +2818,11 @@ int @NS@_launch_auto_generic(void* const* args, long long M, long long N, cudaSt
     if (err != cudaSuccess) return @NS@::dispatch::cudaStatus(err);
     if (capture != cudaStreamCaptureStatusNone)
       return @NS@_launch_generic(@NS@::dispatch::variantName(baseline), args, M, N, 1, 0, stream);
-    double tB = 0.0;
+    double tB = 0.0, tSlice[5];
     if (int status = @NS@::dispatch::timeVariant(baseline, args, M, N, 1, 0, stream, &tB)) return status;
     if (!(tB > 0.0)) tB = 1e-6;  // below the event resolution
-    p = @NS@::dispatch::plan(M, N, tB, optin);
+    if (int status = @NS@::dispatch::timeSlices(baseline, M, N, device, optin, stream, tSlice)) return status;
+    p = @NS@::dispatch::plan(M, N, tB, optin, tSlice);
     @NS@::dispatch::store(device, M, N, p);
   }
   int status = @NS@_launch_generic(@NS@::dispatch::variantName(p.variant), args, M, N, p.P, p.protocol, stream);
@@ -2769,10 +2850,11 @@ int @NS@_autotune_generic(void* const* args, long long M, long long N, cudaStrea
   if (int status = @NS@::dispatch::deviceAndOptin(&device, &optin)) return status;
   const int baseline = @NS@::dispatch::baselineFor(N, optin);
   if (baseline < 0) return @NS@::kStatusBadVariant;
-  double tB = 0.0;
+  double tB = 0.0, tSlice[5];
   if (int status = @NS@::dispatch::timeVariant(baseline, args, M, N, 1, 0, stream, &tB)) return status;
   if (!(tB > 0.0)) tB = 1e-6;
-  const credit_plan m = @NS@::dispatch::plan(M, N, tB, optin);
+  if (int status = @NS@::dispatch::timeSlices(baseline, M, N, device, optin, stream, tSlice)) return status;
+  const credit_plan m = @NS@::dispatch::plan(M, N, tB, optin, tSlice);
   credit_plan best = m;
   best.variant = baseline;
   best.P = 1;

@@ -59,14 +59,18 @@ struct BaselineKernelChoice {
   int threads = 0;
   std::size_t smemBytes = 0;
 };
+// `registersOk` false: the SMEM form at every N (the generic variant
+// "staged_smem"), which T_slice times (Model.h, occupancySaving).
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
-                                       bool staged, long long smemPerSm, long long smemOptin);
+                                       bool staged, long long smemPerSm, long long smemOptin,
+                                       bool registersOk = true);
 
 struct BaselineRequest {
   std::string source;         // the generated .cu (creditc output, staged/reread variants)
   std::string kernel;         // K
   WorkloadGeometry geometry{};  // the file's `geometry` (threads, b_keep, ...)
   bool staged = true;         // staged kernel (Eq. 3 must hold at P = 1); else reread
+  bool registersOk = true;    // false: the staged kernel's SMEM form (T_slice)
   long long M = 0, N = 0;
   int warmups = 2, reps = 15;
   std::size_t flushBytes = std::size_t(256) << 20;  // L2 flush before each timed launch

@@ -137,6 +137,17 @@ CREDIT_HD constexpr long long regsMaxN(int threads) { return (long long)kRegsEle
 CREDIT_HD constexpr long long regsWideMaxN(int threads) {
   return (long long)kRegsWideElemsPerThread * threads;
 }
+// The one-CTA-per-SM twin holds up to kTwinDataRegs row registers per thread:
+// two kept inputs x 32 elements, which the two-input workloads' twins run at
+// 94-97% of copy bandwidth (N = 16384, H200). With one kept input the same
+// budget holds 64 elements per thread, so the twin keeps rows of up to
+// regsDeepMaxN(2 threads) elements (32768 at 512 threads) in registers too --
+// where the SMEM twin's bulk-copy schedule reached only 78-82%.
+constexpr int kTwinDataRegs = 64;
+constexpr int kRegsDeepElemsPerThread = 64;
+CREDIT_HD constexpr long long regsDeepMaxN(int threads) {
+  return (long long)kRegsDeepElemsPerThread * threads;
+}
 
 // The staged register forms load the kept row at entry. The inputs that only
 // h reads (streamed row inputs such as lars's v, broadcast vectors such as
@@ -317,7 +328,21 @@ enum class StagedForm : int {
   Smem,              // credit_K_staged_v*: the row in SMEM (Eq. 3)
   WideCtaRegisters,  // credit_K_staged_regs_wide_v*_cta<2 threads>: N <= regsWideMaxN(2 threads)
   WideCtaSmem,       // credit_K_staged_v*_cta<2 threads>
+  WideCtaDeepRegisters,  // credit_K_staged_regs_deep_v*_cta<2 threads>: one kept input (hasDeepRegisterForm),
+                         // regsWideMaxN(2 threads) < N <= regsDeepMaxN(2 threads)
 };
+// The forms that run one CTA per SM (the wide-CTA twins): where the model
+// measures T_slice (Model.h, occupancySaving).
+CREDIT_HD constexpr bool isOneCtaPerSmForm(StagedForm f) {
+  return f == StagedForm::WideCtaRegisters || f == StagedForm::WideCtaDeepRegisters ||
+         f == StagedForm::WideCtaSmem;
+}
+// Whether a file carries the deep register twin (kRegsDeepElemsPerThread per
+// thread): twins exist and the kept inputs' registers fit kTwinDataRegs.
+CREDIT_HD constexpr bool hasDeepRegisterForm(WorkloadGeometry g) {
+  return hasRegisterForms(g.threads) && wideCtaThreads(g.threads) > 0 && g.keepBytesPerElem > 0 &&
+         numKeptArrays(g) * kRegsDeepElemsPerThread <= kTwinDataRegs;
+}
 CREDIT_HD constexpr StagedForm stagedForm(WorkloadGeometry g, long long N, bool registersOk,
                                           long long smemPerSm, long long smemOptin) {
   if (registersOk && hasRegisterForms(g.threads) && N >= 1 && N <= regsWideMaxN(g.threads))
@@ -326,8 +351,11 @@ CREDIT_HD constexpr StagedForm stagedForm(WorkloadGeometry g, long long N, bool 
   WorkloadGeometry wideGeometry = g;
   wideGeometry.threads = wide;
   if (N >= 1 && useWideCta(wide, smemBytes(g, N, 1, Protocol::Sync),
-                           smemBytes(wideGeometry, N, 1, Protocol::Sync), smemPerSm, smemOptin))
-    return registersOk && N <= regsWideMaxN(wide) ? StagedForm::WideCtaRegisters : StagedForm::WideCtaSmem;
+                           smemBytes(wideGeometry, N, 1, Protocol::Sync), smemPerSm, smemOptin)) {
+    if (registersOk && N <= regsWideMaxN(wide)) return StagedForm::WideCtaRegisters;
+    if (registersOk && hasDeepRegisterForm(g) && N <= regsDeepMaxN(wide)) return StagedForm::WideCtaDeepRegisters;
+    return StagedForm::WideCtaSmem;
+  }
   return StagedForm::Smem;
 }
 

@@ -185,21 +185,37 @@ inline BaselineTerms baselineTerms(const Traffic& t, long long M, long long N, d
   return b;
 }
 
+// T_slice(P): one timing of the staged kernel's SMEM form ("staged_smem") at
+// the shape of one cluster CTA's work -- M*P rows of sliceElems(N, P)
+// elements: the footprint, CTA size and CTAs per SM of the cluster kernel of
+// P, without its exchange. Where the staged kernel's row fills an SM (one CTA
+// per SM, credit::stagedForm's twins), nothing overlaps its rows' load, reduce
+// and store, and T_B underrates the rate at which a cluster's smaller slices
+// stream; T_occ(P) = T_B - T_slice(P) measures that occupancy saving and takes
+// part in Eq. 9 next to T_saved (docs/cost-model.md, "T_occ"). Only against a
+// staged T_B; 0 when not measured.
+inline long long sliceRows(long long M, int P) { return M * P; }
+inline double occupancySaving(bool stagedBaseline, double tBMs, double tSliceMs) {
+  return stagedBaseline && tSliceMs > 0.0 ? tBMs - tSliceMs : 0.0;
+}
+
 // One (protocol, P) candidate's terms (ms), given its T_ctrl and remote-store rate.
 struct CandidateTerms {
   long long clustersPerWave;  // floor(S / P)
   long long W;                // ceil(M / floor(S / P))
   double replayBytesPerCta, dsmBytesPerCta, depositBytesPerCta;
   double tReplay, tDSM, tSmemW, tDeposit;
+  double tOcc;                // T_occ(P) (occupancySaving), 0 when not measured
   double deltaT;              // Eq. 9
 };
 
 // Eq. 8 with one CTA per SM (W waves of floor(S / P) clusters), the
-// deposit-overlap rule and Eq. 9. Requires floor(S / P) >= 1.
+// deposit-overlap rule and Eq. 9 (plus T_occ, `tOccMs`). Requires floor(S / P) >= 1.
 inline CandidateTerms candidateTerms(const Rates& r, const Traffic& t, const BaselineTerms& b, int P,
                                      long long M, long long slice, double dsmStoreBpc,
-                                     double tCtrlMs) {
+                                     double tCtrlMs, double tOccMs = 0.0) {
   CandidateTerms c{};
+  c.tOcc = tOccMs;
   c.clustersPerWave = r.sms / P;
   c.W = (M + c.clustersPerWave - 1) / c.clustersPerWave;
   const double W = static_cast<double>(c.W), s = static_cast<double>(slice);
@@ -216,7 +232,7 @@ inline CandidateTerms candidateTerms(const Rates& r, const Traffic& t, const Bas
   c.tSmemW = W * c.depositBytesPerCta / r.smemWriteBpc / cyclesPerMs;
   const double residual = c.tSmemW - b.tInput;
   c.tDeposit = residual > 0.0 ? residual : 0.0;
-  c.deltaT = b.tRereadSaved - tCtrlMs - c.tReplay - c.tDSM - c.tDeposit;  // Eq. 9
+  c.deltaT = b.tRereadSaved + c.tOcc - tCtrlMs - c.tReplay - c.tDSM - c.tDeposit;  // Eq. 9
   return c;
 }
 
