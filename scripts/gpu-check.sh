@@ -22,13 +22,18 @@ cmake -S "$root/tests/gpu" -B /tmp/b-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCREDIT_GEN_DIR="$gpu/gen" -DCREDIT_CATCH2_INCLUDE_DIR="$gpu/include" > /tmp/cfg-gpu.log 2>&1 || { cat /tmp/cfg-gpu.log; exit 1; }
 ( ninja -C /tmp/b-rt credit-runtime-tests && ninja -C /tmp/b-gpu ) > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 
+if [ "${CREDIT_SANITIZERS_ONLY:-0}" != 1 ]; then
 step "runtime (JIT, cache, driver API)"
 run /tmp/b-rt/tests/unit/credit-runtime-tests 2>&1 | tail -25 | tee "$out/runtime-tests.txt"
 
 step "generated kernels vs float64 reference"
 run /tmp/b-gpu/credit-gpu-tests 2>&1 | tee "$out/gpu-tests.txt" | tail -60
+fi
 
+# CREDIT_SANITIZERS_ONLY=1: build, then only the sanitizers; CREDIT_SKIP_SANITIZERS=1: all but them
+# (two device calls when the whole pass would not fit one call's 600 s).
 for tool in memcheck racecheck synccheck; do
+  [ "${CREDIT_SKIP_SANITIZERS:-0}" = 1 ] && break
   step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384, 32768)"
   # synccheck misreports clusters of 16 (seen even on kernels with no DSMEM
   # exchange; docs/results/README.md §1), so it checks P <= 8.
@@ -38,7 +43,7 @@ for tool in memcheck racecheck synccheck; do
   tail -4 "$out/sanitizer-$tool.txt"
 done
 
-if [ "${CREDIT_SKIP_PEERS:-0}" != 1 ]; then
+if [ "${CREDIT_SKIP_PEERS:-0}" != 1 ] && [ "${CREDIT_SANITIZERS_ONLY:-0}" != 1 ]; then
   step "peers self-check (torch eager, torch.compile, Triton)"
   (cd "$root/bench/peers" && PYTHONUNBUFFERED=1 timeout 300 python3 selfcheck.py) > "$out/peers-selfcheck.txt" 2>&1 || { echo "peers self-check FAILED"; status=1; }
   tail -15 "$out/peers-selfcheck.txt"
