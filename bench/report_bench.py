@@ -57,7 +57,8 @@ def summarise(rows):
             "speedup": bb["median_ms"] / cb["median_ms"],
             "cluster_speedup": bb["median_ms"] / cl["median_ms"] if cl else None,
             "times_ms": {k: v["median_ms"] for k, v in sorted(impls.items())},
-            "frac_copy": {k: v["frac_copy"] for k, v in sorted(impls.items())},
+            # tslice_P<P> (the model's T_slice, another shape: M*P x slice) has no fraction.
+            "frac_copy": {k: v["frac_copy"] for k, v in sorted(impls.items()) if "frac_copy" in v},
         })
     return shapes
 
@@ -101,7 +102,7 @@ def markdown(meta, shapes, nstar):
     for w, n in nstar.items():
         lines.append(f"| {w} | {n if n else 'not reached'} |")
     tags = sorted({k.split("_", 1)[0] for s in shapes for k in s["times_ms"]
-                   if not k.startswith(("credit_", "torch_", "triton"))})
+                   if not k.startswith(("credit_", "torch_", "triton", "tslice_"))})
     if tags:
         lines.append("\nOther generated configurations (best clustered variant, ms):\n")
         lines.append("| workload | N | credit (default) | " + " | ".join(tags) + " |")

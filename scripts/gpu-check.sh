@@ -34,7 +34,7 @@ fi
 # (two device calls when the whole pass would not fit one call's 600 s).
 for tool in memcheck racecheck synccheck; do
   [ "${CREDIT_SKIP_SANITIZERS:-0}" = 1 ] && break
-  step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384, 32768)"
+  step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384, 32767, 32768)"
   # synccheck misreports clusters of 16 (seen even on kernels with no DSMEM
   # exchange; docs/results/README.md §1), so it checks P <= 8.
   maxp=16; [ $tool = synccheck ] && maxp=8

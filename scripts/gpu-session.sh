@@ -3,10 +3,10 @@
 # with whatever time is left under the call's limit, then its summary and plots.
 # Everything lands in one archive, $OUT/credit-gpu-results.tar.gz.
 # CREDIT_BENCH_ARGS: more run_bench.py options (e.g. "--no-peers --extra-gen t1024=.gpu/gen1024").
-# The checks take about 440 s on the H200 (since the partial-retention forms are
-# tested), which leaves the benchmark too little of a 600-s call for every N:
-# run the checks with CREDIT_SKIP_BENCH=1 and the benchmark in a second call
-# with CREDIT_SKIP_CHECK=1 (each call's archive is complete for what it ran).
+# On the H200 the tests take about 60 s, the sanitizers about 400 s, the benchmark
+# about 110 s: more than one 600-s call. Run CREDIT_SKIP_SANITIZERS=1 (tests, then the
+# benchmark), then CREDIT_SANITIZERS_ONLY=1 CREDIT_SKIP_BENCH=1 (scripts/gpu-check.sh;
+# each call's archive is complete for what it ran).
 #   run(command="scripts/gpu-session.sh", carry=[".gpu"], timeout_s=600)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
