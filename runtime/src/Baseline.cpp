@@ -162,4 +162,29 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
   return out;
 }
 
+Expected<std::vector<SliceTiming>> timeSliceKernels(Runtime& rt, const BaselineRequest& q) {
+  Expected<std::vector<SliceTiming>> out;
+  if (!q.staged || q.M < 1 || q.N < 1 || q.N > kMaxRowElems) {
+    out.status = Status::error(Status::kInvalidArgument, "time slices: needs a staged request with valid M and N");
+    return out;
+  }
+  const long long perSm = rt.device().smemPerSmBytes, optin = rt.device().smemOptinBytes;
+  if (!isOneCtaPerSmForm(stagedForm(q.geometry, q.N, true, perSm, optin))) return out;  // none needed
+  for (int P = 2; P <= 16; P *= 2) {
+    if (!isLegal(q.geometry, q.N, P, Protocol::Sync, optin) && !isLegal(q.geometry, q.N, P, Protocol::Mbarrier, optin))
+      continue;
+    BaselineRequest s = q;
+    s.registersOk = false;
+    s.M = q.M * P;  // credit::model::sliceRows (Model.h is host-only and not included here)
+    s.N = sliceElems(q.N, P);
+    Expected<BaselineTiming> t = timeBaselineKernel(rt, s);
+    if (!t.ok()) {
+      out.status = Status::error(t.status.code, "T_slice for P = " + std::to_string(P) + ": " + t.status.message);
+      return out;
+    }
+    out.value.push_back(SliceTiming{P, s.M, s.N, t.value});
+  }
+  return out;
+}
+
 }  // namespace credit

@@ -223,23 +223,15 @@ int credit::predictMain(int argc, char **argv) {
                        .str();
     // T_slice(P) where the staged kernel runs one CTA per SM on this device
     // (the only shapes where T_occ can change the verdict, docs/cost-model.md).
-    if (staged && ::credit::isOneCtaPerSmForm(::credit::stagedForm(facts.geometry, opts.N, true,
-                                                                   rt.device().smemPerSmBytes,
-                                                                   rt.device().smemOptinBytes))) {
+    if (staged) {
+      ::credit::Expected<std::vector<::credit::SliceTiming>> slices = ::credit::timeSliceKernels(rt, req);
+      if (!slices.ok())
+        return fail("--measure-tB: " + slices.status.message);
       std::string sliceNote;
-      for (const model::LegalityAtN &l : facts.legality) {
-        if (l.P < 2 || !(l.legalSync || l.legalMbarrier))
-          continue;
-        ::credit::BaselineRequest sreq = req;
-        sreq.registersOk = false;
-        sreq.M = ::credit::model::sliceRows(opts.M, l.P);
-        sreq.N = ::credit::sliceElems(opts.N, l.P);
-        ::credit::Expected<::credit::BaselineTiming> s = ::credit::timeBaselineKernel(rt, sreq);
-        if (!s.ok())
-          return fail(formatv("--measure-tB: T_slice for P = {0}: {1}", l.P, s.status.message));
-        q.tSliceMs[l.P] = s.value.medianMs;
-        sliceNote += formatv("{0}P = {1}: {2} ms ({3} at {4} x {5})", sliceNote.empty() ? "" : "; ", l.P,
-                             s.value.medianMs, s.value.function, sreq.M, sreq.N)
+      for (const ::credit::SliceTiming &s : slices.value) {
+        q.tSliceMs[s.P] = s.timing.medianMs;
+        sliceNote += formatv("{0}P = {1}: {2} ms ({3} at {4} x {5})", sliceNote.empty() ? "" : "; ", s.P,
+                             s.timing.medianMs, s.timing.function, s.rows, s.width)
                          .str();
       }
       if (!sliceNote.empty())

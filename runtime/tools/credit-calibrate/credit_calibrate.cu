@@ -1065,6 +1065,19 @@ int timeBaselines(const Options& o) {
         }
         std::printf("  %-20s %7lld %8lld  %-34s %10.4f %10.4f\n", cf.k.kernel.c_str(), M, N,
                     t.value.function.c_str(), t.value.medianMs, t.value.minMs);
+        if (!req.staged) continue;
+        // T_slice(P) where the staged kernel runs one CTA per SM (the model's T_occ).
+        credit::Expected<std::vector<credit::SliceTiming>> slices = credit::timeSliceKernels(rt, req);
+        if (!slices.ok()) {
+          std::fprintf(stderr, "credit-calibrate: error: %s M=%lld N=%lld: %s\n", cf.k.kernel.c_str(), M, N,
+                       slices.status.message.c_str());
+          status = 4;
+          continue;
+        }
+        for (const credit::SliceTiming& sl : slices.value)
+          std::printf("  %-20s %7lld %8lld  %-34s %10.4f %10.4f  T_slice(P = %d) at %lld x %lld\n",
+                      cf.k.kernel.c_str(), M, N, sl.timing.function.c_str(), sl.timing.medianMs, sl.timing.minMs,
+                      sl.P, sl.rows, sl.width);
       }
   return status;
 }

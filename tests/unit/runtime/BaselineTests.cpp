@@ -50,6 +50,15 @@ TEST_CASE("timeBaselineKernel refuses bad requests before touching a GPU", "[run
   q.M = 4;
   q.source = "no signature here";
   CHECK(credit::timeBaselineKernel(rt, q).status.code == credit::Status::kInvalidArgument);
+  // T_slice: only for a staged request; none where the device's SMEM sizes
+  // are unknown (no one-CTA-per-SM form), so nothing is launched.
+  q.staged = false;
+  CHECK(credit::timeSliceKernels(rt, q).status.code == credit::Status::kInvalidArgument);
+  q.staged = true;
+  q.N = 32768;
+  credit::Expected<std::vector<credit::SliceTiming>> none = credit::timeSliceKernels(rt, q);
+  CHECK(none.ok());
+  CHECK(none.value.empty());
 }
 
 TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers run", "[runtime][baseline]") {

@@ -84,6 +84,20 @@ struct BaselineRequest {
 // a bad request, no signature, Eq. 3 (staged), or any CUDA/NVRTC failure.
 Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& request);
 
+// T_slice(P) (credit/runtime/Model.h, occupancySaving) for a staged request:
+// where the staged kernel runs one CTA per SM on this device
+// (isOneCtaPerSmForm(stagedForm(...))), the staged kernel's SMEM form timed at
+// M*P rows of sliceElems(N, P) elements for every P in {2, 4, 8, 16} whose
+// cluster kernel is Eq. 3-legal here (either protocol); an empty list
+// elsewhere. `creditc predict --measure-tB` and `credit-calibrate
+// --time-baseline` both call it.
+struct SliceTiming {
+  int P = 0;
+  long long rows = 0, width = 0;
+  BaselineTiming timing;
+};
+Expected<std::vector<SliceTiming>> timeSliceKernels(Runtime& rt, const BaselineRequest& stagedRequest);
+
 }  // namespace credit
 
 #endif  // CREDIT_RUNTIME_BASELINE_H
