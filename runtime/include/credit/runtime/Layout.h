@@ -141,8 +141,10 @@ CREDIT_HD constexpr long long regsWideMaxN(int threads) {
 // two kept inputs x 32 elements, which the two-input workloads' twins run at
 // 94-97% of copy bandwidth (N = 16384, H200). With one kept input the same
 // budget holds 64 elements per thread, so the twin keeps rows of up to
-// regsDeepMaxN(2 threads) elements (32768 at 512 threads) in registers too --
-// where the SMEM twin's bulk-copy schedule reached only 78-82%.
+// regsDeepMaxN(2 threads) elements (32768 at 512 threads) in registers too,
+// where the SMEM twin streamed at 78-82%. Measured (H200, same-run A/B,
+// docs/results §2): quant_int8 32768 0.954 of the SMEM twin's time (85%, not
+// the 95% predicted: still one CTA per SM), layernorm 1.01 (noise level).
 constexpr int kTwinDataRegs = 64;
 constexpr int kRegsDeepElemsPerThread = 64;
 CREDIT_HD constexpr long long regsDeepMaxN(int threads) {
