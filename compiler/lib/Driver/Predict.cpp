@@ -15,7 +15,6 @@
 #include "credit/Model/CostModel.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
 #include "credit/runtime/Baseline.h"
-#include "credit/runtime/Model.h"
 #include "credit/runtime/Runtime.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -26,8 +25,8 @@
 
 #include <cmath>
 #include <map>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace llvm;

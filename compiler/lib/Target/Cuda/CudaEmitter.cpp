@@ -2202,22 +2202,19 @@ inline bool same(const char* a, const char* b) {
     }
     if (wideCtaThreads() > 0) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
-      os << "  if (form == credit::StagedForm::WideCtaRegisters) {  // one CTA per SM: twice the threads, the row in their registers\n";
-      os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4" << t << " : " << ns << "_staged_regs_wide_v1"
-         << t << ";\n";
-      os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
-            "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
-         << numPtrs << ", stream, " << castArgs << ");\n";
-      os << "  }\n";
-      if (credit::hasDeepRegisterForm(geo)) {
-        os << "  if (form == credit::StagedForm::WideCtaDeepRegisters) {  // the same, one kept input up to twice as long\n";
-        os << "    auto kernel = vec4 ? " << ns << "_staged_regs_deep_v4" << t << " : " << ns << "_staged_regs_deep_v1"
+      // The twin's register forms: the row in registers, SMEM for the scratch only.
+      auto registerTwin = [&](StringRef form, StringRef kernel, StringRef why) {
+        os << "  if (form == credit::StagedForm::" << form << ") {  // " << why << "\n";
+        os << "    auto kernel = vec4 ? " << ns << "_" << kernel << "_v4" << t << " : " << ns << "_" << kernel << "_v1"
            << t << ";\n";
         os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
               "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
            << numPtrs << ", stream, " << castArgs << ");\n";
         os << "  }\n";
-      }
+      };
+      registerTwin("WideCtaRegisters", "staged_regs_wide", "one CTA per SM: twice the threads, the row in their registers");
+      if (credit::hasDeepRegisterForm(geo))
+        registerTwin("WideCtaDeepRegisters", "staged_regs_deep", "the same, one kept input up to twice as long");
       os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
       os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
