@@ -155,6 +155,11 @@ def max_rel_err(outs, refs):
 MAX_REL_ERR = 1e-5
 
 
+def slice_elems(N, P):
+    """credit::sliceElems (Layout.h): ceil(N / P) rounded up to 4."""
+    return -(-(-(-N // P)) // 4) * 4
+
+
 def poison(outs):
     """NaN in f32 outputs, -128 (never produced: q is clamped to +-127) in i8 ones."""
     for o in outs:
@@ -284,7 +289,7 @@ def main():
                 for P in (2, 4, 8, 16):
                     if max(ck.max_n(b"cluster", P, 0), ck.max_n(b"cluster", P, 1)) < N:
                         continue
-                    rows, width = M * P, -(-(-(-N // P)) // 4) * 4
+                    rows, width = M * P, slice_elems(N, P)
                     sins = wl.make_inputs(rows, width, seed=N + P, device="cuda")
                     souts = wl.alloc_outputs(rows, width)
                     fn = ck.launcher("staged_smem", 1, 0, list(sins) + list(souts), rows, width)

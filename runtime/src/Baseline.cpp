@@ -1,4 +1,5 @@
 #include "credit/runtime/Baseline.h"
+#include "credit/runtime/Model.h"
 
 #include <random>
 #include <sstream>
@@ -63,7 +64,8 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
   WorkloadGeometry wide = geometry;
   wide.threads = wideCtaThreads(geometry.threads);
   const std::string t = "_cta" + std::to_string(wide.threads);
-  switch (stagedForm(geometry, N, registersOk, smemPerSm, smemOptin)) {
+  const StagedForm form = stagedForm(geometry, N, registersOk, smemPerSm, smemOptin);
+  switch (form) {
     case StagedForm::Registers: c.function = k + "_staged_regs_v" + v; break;
     case StagedForm::WideRegisters: c.function = k + "_staged_regs_wide_v" + v; break;
     case StagedForm::Smem:
@@ -71,12 +73,9 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
       c.smemBytes = static_cast<std::size_t>(smemBytes(geometry, N, 1, Protocol::Sync));
       break;
     case StagedForm::WideCtaRegisters:
-      c.function = k + "_staged_regs_wide_v" + v + t;
-      c.threads = wide.threads;
-      c.smemBytes = static_cast<std::size_t>(scratchBytes(wide, 1, Protocol::Sync));
-      break;
     case StagedForm::WideCtaDeepRegisters:
-      c.function = k + "_staged_regs_deep_v" + v + t;
+      c.function = k + (form == StagedForm::WideCtaDeepRegisters ? "_staged_regs_deep_v" : "_staged_regs_wide_v") +
+                   v + t;
       c.threads = wide.threads;
       c.smemBytes = static_cast<std::size_t>(scratchBytes(wide, 1, Protocol::Sync));
       break;
@@ -168,14 +167,11 @@ Expected<std::vector<SliceTiming>> timeSliceKernels(Runtime& rt, const BaselineR
     out.status = Status::error(Status::kInvalidArgument, "time slices: needs a staged request with valid M and N");
     return out;
   }
-  const long long perSm = rt.device().smemPerSmBytes, optin = rt.device().smemOptinBytes;
-  if (!isOneCtaPerSmForm(stagedForm(q.geometry, q.N, true, perSm, optin))) return out;  // none needed
   for (int P = 2; P <= 16; P *= 2) {
-    if (!isLegal(q.geometry, q.N, P, Protocol::Sync, optin) && !isLegal(q.geometry, q.N, P, Protocol::Mbarrier, optin))
-      continue;
+    if (!measuresSlice(q.geometry, q.N, P, rt.device().smemPerSmBytes, rt.device().smemOptinBytes)) continue;
     BaselineRequest s = q;
     s.registersOk = false;
-    s.M = q.M * P;  // credit::model::sliceRows (Model.h is host-only and not included here)
+    s.M = model::sliceRows(q.M, P);
     s.N = sliceElems(q.N, P);
     Expected<BaselineTiming> t = timeBaselineKernel(rt, s);
     if (!t.ok()) {

@@ -764,8 +764,9 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
   }
   if (p.anySlice) {
     os << "\n  T_occ per P (added to dT above):";
+    std::set<int> shown; // T_occ depends on P only
     for (const Candidate &c : p.candidates)
-      if (c.evaluated && c.protocol == Protocol::Sync)
+      if (c.evaluated && shown.insert(c.P).second)
         os << formatv(c.tSlice > 0 ? "  P = {0}: {1:F4} - {2:F4} = {3}" : "  P = {0}: not measured",
                       c.P, q.tBMs, c.tSlice, signedMs(c.tOcc));
     os << "\n";

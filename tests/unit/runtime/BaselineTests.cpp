@@ -192,6 +192,14 @@ TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", 
   CHECK(credit::wideCtaThreads(512) == 0);
   CHECK(credit::hasRegisterForms(512));
   CHECK_FALSE(credit::hasRegisterForms(1024));
+  // T_slice is measured where the staged kernel runs one CTA per SM and the
+  // cluster of P is legal (one kept input, 256 threads; two kept: 16384).
+  CHECK(credit::measuresSlice({4, 2, 1, 2, 256}, 32768, 2, perSm, optin));
+  CHECK(credit::measuresSlice({4, 2, 1, 2, 256}, 32768, 16, perSm, optin));
+  CHECK_FALSE(credit::measuresSlice({4, 2, 1, 2, 256}, 16384, 2, perSm, optin));  // three CTAs per SM
+  CHECK_FALSE(credit::measuresSlice({4, 2, 1, 2, 256}, 32768, 2, 0, 0));          // device not known
+  CHECK(credit::measuresSlice({8, 2, 3, 4, 256}, 16384, 4, perSm, optin));
+  CHECK_FALSE(credit::measuresSlice({8, 2, 3, 4, 256}, 8192, 2, perSm, optin));
   CHECK_FALSE(credit::hasDeepRegisterForm({4, 2, 1, 2, 512}));  // no twin
   CHECK_FALSE(credit::hasDeepRegisterForm({0, 2, 1, 2, 256}));  // nothing kept
 }

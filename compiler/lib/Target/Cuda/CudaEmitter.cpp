@@ -2739,11 +2739,8 @@ inline int timeSlices(int baseline, long long M, long long N, int device, long l
   int perSm = 0;
   cudaError_t err = cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
   if (err != cudaSuccess) return cudaStatus(err);
-  if (!credit::isOneCtaPerSmForm(credit::stagedForm(geometry, N, true, perSm, optin))) return kStatusOk;
   for (int P = 2, l = 1; P <= target.maxNonPortableCluster && l < 5; P *= 2, ++l) {
-    if (!credit::isLegal(geometry, N, P, credit::Protocol::Sync, optin) &&
-        !credit::isLegal(geometry, N, P, credit::Protocol::Mbarrier, optin))
-      continue;
+    if (!credit::measuresSlice(geometry, N, P, perSm, optin)) continue;
     const long long rows = credit::model::sliceRows(M, P), width = credit::sliceElems(N, P);
     void* bufs[kNumDataArgs > 0 ? kNumDataArgs : 1] = {};
     for (int i = 0; i < kNumDataArgs && err == cudaSuccess; ++i) {

@@ -361,6 +361,16 @@ CREDIT_HD constexpr StagedForm stagedForm(WorkloadGeometry g, long long N, bool 
   return StagedForm::Smem;
 }
 
+// Whether the model's T_slice(P) is measured (Model.h, occupancySaving): the
+// staged kernel runs one CTA per SM at N on this device and the cluster kernel
+// of P is Eq. 3-legal there (either protocol). One rule for the generated
+// dispatch (timeSlices) and the runtime's credit::timeSliceKernels.
+CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, long long smemPerSm,
+                                       long long smemOptin) {
+  return isOneCtaPerSmForm(stagedForm(g, N, true, smemPerSm, smemOptin)) &&
+         (isLegal(g, N, P, Protocol::Sync, smemOptin) || isLegal(g, N, P, Protocol::Mbarrier, smemOptin));
+}
+
 // Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
 constexpr long long kMaxRowElems = 2147483647LL;
 
