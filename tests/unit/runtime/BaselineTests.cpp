@@ -106,6 +106,13 @@ TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers ru
   CHECK(f1(32772).function == "credit_k_staged_v4_cta512");  // beyond regsDeepMaxN(512)
 }
 
+TEST_CASE("clusterLoadBalancing: every cluster form but the partial-retention one", "[runtime][layout]") {
+  // The generated launchers pass it per form (lit CodeGen/launcher.test, partial-retention.test).
+  CHECK(credit::clusterLoadBalancing(false));
+  CHECK_FALSE(credit::clusterLoadBalancing(true));
+  static_assert(credit::clusterLoadBalancing(false), "usable in constant expressions (device code)");
+}
+
 TEST_CASE("useWideCta: twice the threads where one CTA fills an SM's shared memory", "[runtime][layout]") {
   const long long perSm = 233472, optin = 232448;
   CHECK(credit::ctasPerSmBySmem(64 * 1024, perSm) == 3);

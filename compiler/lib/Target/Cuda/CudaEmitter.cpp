@@ -1980,7 +1980,7 @@ void KernelEmitter::emitHost() {
 // `geo`: the launched kernel's geometry (`geometry`, or `geometry_wide_cta` for
 // the wide-CTA twins): its threads per CTA and its Eq. 3 bound.
 template <typename... Params, typename... Args>
-inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, int P,
+inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, bool loadBalance, int P,
                       long long M, long long N, long long smemBytes, bool checkLegal, credit::Protocol proto,
                       const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
                       Args... args) {
@@ -2010,7 +2010,7 @@ inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, b
   cfg.blockDim = dim3(static_cast<unsigned>(geo.threads), 1, 1);
   cfg.dynamicSmemBytes = static_cast<size_t>(smemBytes);
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   if (clusterKernel) {
     if (P > 8 &&
         cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
@@ -2025,6 +2025,11 @@ inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, b
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
+    if (loadBalance) {  // credit::clusterLoadBalancing (Layout.h): several CTAs of a cluster may share an SM
+      attr[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+      attr[1].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicyLoadBalancing;
+      cfg.numAttrs = 2;
+    }
   }
   status = credit::validateLaunch(req, lim);
   if (status != credit::LaunchStatus::Ok) return static_cast<int>(status);
@@ -2033,11 +2038,11 @@ inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, b
 }
 
 template <typename... Params, typename... Args>
-inline int launch(void (*kernel)(Params...), bool clusterKernel, int P, long long M, long long N,
+inline int launch(void (*kernel)(Params...), bool clusterKernel, bool loadBalance, int P, long long M, long long N,
                   long long smemBytes, bool checkLegal, credit::Protocol proto,
                   const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
                   Args... args) {
-  return launch_geo(kernel, geometry, clusterKernel, P, M, N, smemBytes, checkLegal, proto, ptrs, elemBytes,
+  return launch_geo(kernel, geometry, clusterKernel, loadBalance, P, M, N, smemBytes, checkLegal, proto, ptrs, elemBytes,
                     numPtrs, stream, args...);
 }
 
@@ -2130,7 +2135,7 @@ inline bool same(const char* a, const char* b) {
     if (registerForms()) {
       os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
       clusterKernel("    ", "_regs", "");
-      os << "    return launch(kernel, true, P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
+      os << "    return launch(kernel, true, credit::clusterLoadBalancing(false), P, M, N, cluster_regs_smem_bytes(Pc, proto), false, proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
     }
@@ -2138,7 +2143,7 @@ inline bool same(const char* a, const char* b) {
       os << "  if (partialOk && partial_retention(smem_bytes(N, Pc, proto), smem_bytes_partial(N, Pc, proto), Pc)) {  // one CTA per SM: "
          << partialDropped->src << " from L2\n";
       clusterKernel("    ", "_partial", "");
-      os << "    return launch(kernel, true, P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "
+      os << "    return launch(kernel, true, credit::clusterLoadBalancing(true), P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
     } else {
@@ -2148,13 +2153,13 @@ inline bool same(const char* a, const char* b) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
       os << "  if (wide_cta(smem_bytes(N, Pc, proto), smem_bytes_wide_cta(N, Pc, proto))) {  // one CTA per SM: twice the threads\n";
       clusterKernel("    ", "", t);
-      os << "    return launch_geo(kernel, geometry_wide_cta, true, P, M, N, smem_bytes_wide_cta(N, Pc, proto), true, "
+      os << "    return launch_geo(kernel, geometry_wide_cta, true, credit::clusterLoadBalancing(false), P, M, N, smem_bytes_wide_cta(N, Pc, proto), true, "
             "proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "  }\n";
     }
     clusterKernel("  ", "", "");
-    os << "  return launch(kernel, true, P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
+    os << "  return launch(kernel, true, credit::clusterLoadBalancing(false), P, M, N, smem_bytes(N, Pc, proto), true, proto, ptrs, elemBytes, "
        << numPtrs << ", stream, " << castArgs << ", P);\n";
     os << "}\n\n";
     if (partialDropped) {
@@ -2169,7 +2174,7 @@ inline bool same(const char* a, const char* b) {
       os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
       os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
       clusterKernel("  ", "_partial", "");
-      os << "  return launch(kernel, true, P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "
+      os << "  return launch(kernel, true, credit::clusterLoadBalancing(true), P, M, N, smem_bytes_partial(N, Pc, proto), true, proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P);\n";
       os << "}\n\n";
     }
@@ -2191,12 +2196,12 @@ inline bool same(const char* a, const char* b) {
     if (registerForms()) {
       os << "  if (form == credit::StagedForm::Registers) {  // short rows: the row in registers\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_v4 : " << ns << "_staged_regs_v1;\n";
-      os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+      os << "    return launch(kernel, false, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
       os << "  if (form == credit::StagedForm::WideRegisters) {  // up to twice that: the wide form\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_regs_wide_v4 : " << ns << "_staged_regs_wide_v1;\n";
-      os << "    return launch(kernel, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
+      os << "    return launch(kernel, false, false, 1, M, N, reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
     }
@@ -2207,7 +2212,7 @@ inline bool same(const char* a, const char* b) {
         os << "  if (form == credit::StagedForm::" << form << ") {  // " << why << "\n";
         os << "    auto kernel = vec4 ? " << ns << "_" << kernel << "_v4" << t << " : " << ns << "_" << kernel << "_v1"
            << t << ";\n";
-        os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
+        os << "    return launch_geo(kernel, geometry_wide_cta, false, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
               "credit::Protocol::Sync), false, credit::Protocol::Sync, ptrs, elemBytes, "
            << numPtrs << ", stream, " << castArgs << ");\n";
         os << "  }\n";
@@ -2217,13 +2222,13 @@ inline bool same(const char* a, const char* b) {
         registerTwin("WideCtaDeepRegisters", "staged_regs_deep", "the same, one kept input up to twice as long");
       os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
-      os << "    return launch_geo(kernel, geometry_wide_cta, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
+      os << "    return launch_geo(kernel, geometry_wide_cta, false, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
             "credit::Protocol::Sync), true, credit::Protocol::Sync, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ");\n";
       os << "  }\n";
     }
     os << "  auto kernel = vec4 ? " << ns << "_staged_v4 : " << ns << "_staged_v1;\n";
-    os << "  return launch(kernel, false, 1, M, N, smem_bytes(N, 1, credit::Protocol::Sync), true, "
+    os << "  return launch(kernel, false, false, 1, M, N, smem_bytes(N, 1, credit::Protocol::Sync), true, "
           "credit::Protocol::Sync, ptrs, elemBytes, "
        << numPtrs << ", stream, " << castArgs << ");\n";
     os << "}\n\n";
@@ -2260,7 +2265,7 @@ inline bool same(const char* a, const char* b) {
     os << prototype(Api::Reread) << " {\n";
     pre(true);
     os << "  auto kernel = vec4 ? " << ns << "_reread_v4 : " << ns << "_reread_v1;\n";
-    os << "  return " << ns << "::host::launch(kernel, false, 1, M, N, " << ns
+    os << "  return " << ns << "::host::launch(kernel, false, false, 1, M, N, " << ns
        << "::reread_smem_bytes(), false, credit::Protocol::Sync, ptrs, elemBytes, " << numPtrs << ", stream, " << castArgs
        << ");\n";
     os << "}\n\n";
@@ -2273,7 +2278,9 @@ inline bool same(const char* a, const char* b) {
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
     os << "  auto kernel = protocol == 0 ? " << ns << "_control_sync : " << ns << "_control_mbarrier;\n";
     os << "  const int Pc = P < 1 ? 1 : P;\n";
-    os << "  return " << ns << "::host::launch(kernel, true, P, M, N, " << ns
+    // The default cluster policy, not credit::clusterLoadBalancing: the device
+    // profiles' T_ctrl (credit-calibrate) were measured with it.
+    os << "  return " << ns << "::host::launch(kernel, true, false, P, M, N, " << ns
        << "::smem_bytes(N, Pc, proto), true, proto, nullptr, nullptr, 0, stream, M, static_cast<int>(N), P);\n";
     os << "}\n\n";
   }
