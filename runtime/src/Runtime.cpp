@@ -316,6 +316,9 @@ Status Runtime::launch(const Function& fn, const LaunchConfig& cfg, void** args)
   if (cfg.gridX < 1 || cfg.blockX < 1 || cfg.clusterX < 1)
     return invalidLaunch(describe() + "grid, block and cluster sizes must be >= 1");
   if (cfg.gridX > 0x7fffffffu) return invalidLaunch(describe() + "grid exceeds 2^31-1 CTAs");
+  const int policy = static_cast<int>(cfg.clusterPolicy);
+  if (policy < static_cast<int>(ClusterPolicy::Default) || policy > static_cast<int>(ClusterPolicy::LoadBalancing))
+    return invalidLaunch(describe() + "unknown cluster scheduling policy " + std::to_string(policy));
   const int maxThreads = f.maxThreads > 0 ? f.maxThreads : dev.maxThreadsPerBlock;
   if (cfg.blockX > static_cast<unsigned>(maxThreads))
     return invalidLaunch(describe() + "block exceeds the kernel's max threads per block (" +
@@ -348,11 +351,20 @@ Status Runtime::launch(const Function& fn, const LaunchConfig& cfg, void** args)
     if (cfg.clusterX > 8 && !(s = f.ensureNonPortable()).ok()) return s;
   }
 
-  CUlaunchAttribute attr{};
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = cfg.clusterX;
-  attr.value.clusterDim.y = 1;
-  attr.value.clusterDim.z = 1;
+  CUlaunchAttribute attr[2] = {};
+  unsigned numAttrs = 0;
+  if (cfg.clusterX > 1) {
+    attr[numAttrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr[numAttrs].value.clusterDim.x = cfg.clusterX;
+    attr[numAttrs].value.clusterDim.y = 1;
+    attr[numAttrs].value.clusterDim.z = 1;
+    ++numAttrs;
+    if (cfg.clusterPolicy != ClusterPolicy::Default) {
+      attr[numAttrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+      attr[numAttrs].value.clusterSchedulingPolicyPreference = static_cast<CUclusterSchedulingPolicy>(policy);
+      ++numAttrs;
+    }
+  }
   CUlaunchConfig lc{};
   lc.gridDimX = cfg.gridX;
   lc.gridDimY = lc.gridDimZ = 1;
@@ -360,8 +372,8 @@ Status Runtime::launch(const Function& fn, const LaunchConfig& cfg, void** args)
   lc.blockDimY = lc.blockDimZ = 1;
   lc.sharedMemBytes = static_cast<unsigned>(cfg.smemBytes);
   lc.hStream = cfg.stream;
-  lc.attrs = cfg.clusterX > 1 ? &attr : nullptr;
-  lc.numAttrs = cfg.clusterX > 1 ? 1 : 0;
+  lc.attrs = numAttrs > 0 ? attr : nullptr;
+  lc.numAttrs = numAttrs;
   s = state_->drv->check(state_->drv->launchKernelEx(&lc, f.fn, args, nullptr), "cuLaunchKernelEx");
   if (!s.ok()) s.message = describe() + s.message;
   return s;

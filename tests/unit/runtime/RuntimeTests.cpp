@@ -280,9 +280,11 @@ TEST_CASE("GPU: JIT-compiled cluster kernel, clusters of 1, 2, 8 and 16", "[gpu]
     unsigned P;
     std::size_t smem;
   };
+  // Every case under each scheduling policy: placement must not change what a cluster sees.
+  for (const ClusterPolicy policy : {ClusterPolicy::Default, ClusterPolicy::Spread, ClusterPolicy::LoadBalancing})
   for (const Case c : {Case{1, 256}, Case{2, 256}, Case{2, 64 * 1024}, Case{8, 256}, Case{16, 256},
                        Case{16, 100 * 1024}}) {
-    INFO("cluster " << c.P << " smem " << c.smem);
+    INFO("cluster " << c.P << " smem " << c.smem << " policy " << static_cast<int>(policy));
     const Expected<int> cmax = rt.maxClusterSize(fn, c.P * 4, block, c.smem);
     REQUIRE(cmax.ok());
     if (static_cast<int>(c.P) > cmax.value) {
@@ -302,6 +304,7 @@ TEST_CASE("GPU: JIT-compiled cluster kernel, clusters of 1, 2, 8 and 16", "[gpu]
     cfg.blockX = block;
     cfg.smemBytes = c.smem;
     cfg.clusterX = c.P;
+    cfg.clusterPolicy = policy;
     s = rt.launch(fn, cfg, args);
     INFO(s.message);
     if (static_cast<int>(c.P) > cmax.value) {
@@ -380,6 +383,9 @@ TEST_CASE("GPU: invalid launch configurations are rejected without launching", "
   c = good;
   c.clusterX = 0;
   rejected(c, ">= 1");
+  c = good;
+  c.clusterPolicy = static_cast<ClusterPolicy>(7);
+  rejected(c, "unknown cluster scheduling policy");
 
   CHECK(rt.launch(Function(), good, args).code == Status::kInvalidArgument);
   Module garbage;

@@ -73,12 +73,20 @@ struct DeviceInfo {
   int driverVersion = 0;       // cuDriverGetVersion, e.g. 13000
 };
 
+// How the hardware places the CTAs of a cluster on SMs
+// (CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, same values as
+// CUclusterSchedulingPolicy). The generated launchers ask for LoadBalancing for
+// every cluster form but the partial-retention one (credit::clusterLoadBalancing,
+// Layout.h; measured in docs/results/cluster-policy/).
+enum class ClusterPolicy : int { Default = 0, Spread = 1, LoadBalancing = 2 };
+
 struct LaunchConfig {
   unsigned gridX = 1;         // CTAs (a multiple of clusterX)
   unsigned blockX = 1;        // threads per CTA
   std::size_t smemBytes = 0;  // dynamic shared memory per CTA
   unsigned clusterX = 1;      // CTAs per cluster; 1 = no cluster attribute
   CUstream stream = nullptr;
+  ClusterPolicy clusterPolicy = ClusterPolicy::Default;  // clusterX > 1 only; Default: no attribute
 };
 
 namespace detail {
