@@ -73,6 +73,7 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
       c.smemBytes = static_cast<std::size_t>(smemBytes(geometry, N, 1, Protocol::Sync));
       break;
     case StagedForm::WideCtaRegisters:
+    case StagedForm::LightWideCtaRegisters:
     case StagedForm::WideCtaDeepRegisters:
       c.function = k + (form == StagedForm::WideCtaDeepRegisters ? "_staged_regs_deep_v" : "_staged_regs_wide_v") +
                    v + t;

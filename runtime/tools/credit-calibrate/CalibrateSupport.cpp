@@ -237,16 +237,18 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
     error = "no metadata namespace '" + fn + "'";
     return false;
   }
-  // inline constexpr credit::WorkloadGeometry geometry = {4, 2, 1, 2, 256};
+  // inline constexpr credit::WorkloadGeometry geometry = {4, 2, 1, 2, 256, 2};
+  // (files of creditc before hOnlyArrays have five fields; it is 0 there)
   const std::string geo = "credit::WorkloadGeometry geometry = {";
   size_t g = text.find(geo, nsPos);
   if (g == std::string::npos) {
     error = "no 'credit::WorkloadGeometry geometry = {...}' in namespace " + fn;
     return false;
   }
-  int vals[5];
+  int vals[6] = {0, 0, 0, 0, 0, 0};
+  int fields = 0;
   const char* p = text.c_str() + g + geo.size();
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 6 && (i < 5 || *p != '}'); ++i, ++fields) {
     char* end = nullptr;
     long v = std::strtol(p, &end, 10);
     if (end == p) {
@@ -258,7 +260,7 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
     while (*p == ' ' || *p == ',') ++p;
   }
   if (*p != '}') {
-    error = "the geometry constant of namespace " + fn + " does not have 5 fields";
+    error = "the geometry constant of namespace " + fn + " does not have 5 or 6 fields";
     return false;
   }
   out.keepBytesPerElem = vals[0];
@@ -266,6 +268,7 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
   out.qMax = vals[2];
   out.qSum = vals[3];
   out.threads = vals[4];
+  out.hOnlyArrays = fields == 6 ? vals[5] : 0;
   if (!intAfter(text, nsPos, "int K_sync =", out.Ksync) ||
       !intAfter(text, nsPos, "int K_mbarrier =", out.Kmbarrier)) {
     error = "no K_sync / K_mbarrier constants in namespace " + fn;
@@ -277,7 +280,8 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
     size_t e = text.find('"', t + tgt.size());
     if (e != std::string::npos) out.arch = text.substr(t + tgt.size(), e - t - tgt.size());
   }
-  if (out.threads < 32 || out.threads % 32 != 0 || out.numStages < 0 || out.keepBytesPerElem < 0) {
+  if (out.threads < 32 || out.threads % 32 != 0 || out.numStages < 0 || out.keepBytesPerElem < 0 ||
+      out.hOnlyArrays < 0) {
     error = "implausible geometry in namespace " + fn;
     return false;
   }
@@ -291,11 +295,12 @@ std::string geometryCheckSuffix(const GeneratedKernel& k) {
                 "\n// ---- appended by credit-calibrate: the figures it read from this file ----\n"
                 "static_assert(%s::geometry.keepBytesPerElem == %d && %s::geometry.numStages == %d &&\n"
                 "              %s::geometry.qMax == %d && %s::geometry.qSum == %d &&\n"
-                "              %s::geometry.threads == %d && %s::K_sync == %d && %s::K_mbarrier == %d,\n"
+                "              %s::geometry.threads == %d && %s::geometry.hOnlyArrays == %d &&\n"
+                "              %s::K_sync == %d && %s::K_mbarrier == %d,\n"
                 "              \"credit-calibrate misread the kernel metadata\");\n",
                 ns.c_str(), k.keepBytesPerElem, ns.c_str(), k.numStages, ns.c_str(), k.qMax,
-                ns.c_str(), k.qSum, ns.c_str(), k.threads, ns.c_str(), k.Ksync, ns.c_str(),
-                k.Kmbarrier);
+                ns.c_str(), k.qSum, ns.c_str(), k.threads, ns.c_str(), k.hOnlyArrays, ns.c_str(), k.Ksync,
+                ns.c_str(), k.Kmbarrier);
   return buf;
 }
 

@@ -198,9 +198,14 @@ TEST_CASE("metadata and header agree with the analyses", "[codegen]") {
       cr::Barriers b = cr::computeBarriers(g.kernel);
       cr::Traffic t = cr::computeTraffic(g.kernel);
       CHECK(count(g.cuda, llvm::formatv("inline constexpr credit::WorkloadGeometry geometry = "
-                                        "{{{0}, {1}, {2}, {3}, {4}};",
+                                        "{{{0}, {1}, {2}, {3}, {4}, {5}};",
                                         geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
-                                        geo.threads)
+                                        geo.threads, geo.hOnlyArrays)
+                              .str()) == 1);
+      // Inputs only h reads: layernorm's gamma and beta, lars's v.
+      const std::string name = k;
+      CHECK(geo.hOnlyArrays == (name == "layernorm" ? 2 : name == "lars" ? 1 : 0));
+      CHECK(count(g.cuda, llvm::formatv("inline constexpr int numInputsOnlyHReads = {0};", geo.hOnlyArrays)
                               .str()) == 1);
       // The partial-retention form exactly where two or more inputs are kept,
       // its geometry one kept input (4 B per element) smaller.
@@ -209,9 +214,9 @@ TEST_CASE("metadata and header agree with the analyses", "[codegen]") {
                                         partial ? "true" : "false")
                               .str()) == 1);
       CHECK(count(g.cuda, llvm::formatv("inline constexpr credit::WorkloadGeometry geometry_partial = "
-                                        "{{{0}, {1}, {2}, {3}, {4}};",
+                                        "{{{0}, {1}, {2}, {3}, {4}, {5}};",
                                         geo.keepBytesPerElem - (partial ? 4 : 0), geo.numStages, geo.qMax,
-                                        geo.qSum, geo.threads)
+                                        geo.qSum, geo.threads, geo.hOnlyArrays)
                               .str()) == 1);
       CHECK(count(g.cuda, "__global__ void __launch_bounds__(256, CREDIT_MIN_CTAS_PER_SM) credit_" +
                               std::string(k) + "_cluster_partial_") == (partial ? 4u : 0u));

@@ -94,10 +94,24 @@ TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers ru
   CHECK(credit::baselineKernelFor("k", g512, 20000, true, perSm, optin).function == "credit_k_staged_v4");
   // One kept input: 32768 x 4 B = 128 KB, one CTA per SM, so the twin, whose
   // registers hold 64 elements per thread of one input (the deep form).
-  const credit::WorkloadGeometry g1{4, 2, 1, 2, 256};
-  const credit::WorkloadGeometry g1w{4, 2, 1, 2, 512};
+  // With two inputs only h reads as well (layernorm): 64 KB at 16384, three CTAs
+  // per SM, no twin. Without them (quant_int8) the row is light: the twin's
+  // register kernel (isLightRegisterRow), 512 threads, scratch only.
+  const credit::WorkloadGeometry g1{4, 2, 1, 2, 256, 2};
+  const credit::WorkloadGeometry g1w{4, 2, 1, 2, 512, 2};
   auto f1 = [&](long long N) { return credit::baselineKernelFor("k", g1, N, true, perSm, optin); };
-  CHECK(f1(16384).function == "credit_k_staged_v4");  // 64 KB: three CTAs per SM, no twin
+  CHECK(f1(16384).function == "credit_k_staged_v4");
+  const credit::WorkloadGeometry light{4, 1, 1, 1, 256, 0};
+  const credit::WorkloadGeometry lightWide{4, 1, 1, 1, 512, 0};
+  auto fl = [&](long long N) { return credit::baselineKernelFor("k", light, N, true, perSm, optin); };
+  CHECK(fl(16384).function == "credit_k_staged_regs_wide_v4_cta512");
+  CHECK(fl(16384).threads == 512);
+  CHECK(fl(16384).smemBytes == static_cast<std::size_t>(credit::scratchBytes(lightWide, 1, credit::Protocol::Sync)));
+  CHECK(fl(12000).function == "credit_k_staged_regs_wide_v4_cta512");
+  CHECK(fl(8192).function == "credit_k_staged_regs_wide_v4");      // 256 threads hold it
+  CHECK(fl(16388).function == "credit_k_staged_v4");               // past 32 per thread of 512
+  CHECK(credit::baselineKernelFor("k", light, 16384, true, perSm, optin, false).function ==
+        "credit_k_staged_v4");  // "staged_smem"
   CHECK(f1(32768).function == "credit_k_staged_regs_deep_v4_cta512");
   CHECK(f1(32768).threads == 512);
   CHECK(f1(32768).smemBytes == static_cast<std::size_t>(credit::scratchBytes(g1w, 1, credit::Protocol::Sync)));
@@ -183,7 +197,7 @@ TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", 
   CHECK(credit::stagedForm(g, 16384, true, 0, 0) == StagedForm::Smem);  // device not asked yet
   CHECK(credit::stagedForm(g, 4096, true, 0, 0) == StagedForm::Registers);
   CHECK(credit::stagedForm(g, 24576, true, perSm, optin) == StagedForm::WideCtaSmem);  // two kept: no deep form
-  const credit::WorkloadGeometry g1{4, 2, 1, 2, 256};  // one kept input
+  const credit::WorkloadGeometry g1{4, 2, 1, 2, 256, 2};  // one kept input, two only h reads (layernorm)
   CHECK(credit::hasDeepRegisterForm(g1));
   CHECK_FALSE(credit::hasDeepRegisterForm(g));
   CHECK(credit::stagedForm(g1, 16384, true, perSm, optin) == StagedForm::Smem);
@@ -193,6 +207,27 @@ TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", 
   CHECK(credit::stagedForm(g1, 32768, false, perSm, optin) == StagedForm::WideCtaSmem);  // "staged_smem"
   CHECK(credit::stagedForm(g1, 32772, true, perSm, optin) == StagedForm::WideCtaSmem);
   CHECK(credit::stagedForm(g1, 32768, true, 0, 0) == StagedForm::Smem);  // device not asked yet
+  // A light row (one kept input, nothing only h reads: quant_int8): the twin's
+  // register kernel where the SMEM form fits several CTAs per SM, once the
+  // device's sizes are known; not a one-CTA-per-SM form (two per SM by registers).
+  const credit::WorkloadGeometry light{4, 1, 1, 1, 256, 0};
+  CHECK(credit::isLightRegisterRow(light));
+  CHECK_FALSE(credit::isLightRegisterRow(g1));
+  CHECK_FALSE(credit::isLightRegisterRow({4, 1, 1, 1, 256, 1}));  // one input only h reads (64 registers)
+  CHECK_FALSE(credit::isLightRegisterRow(g));                     // two kept inputs
+  CHECK_FALSE(credit::isLightRegisterRow({0, 1, 1, 1, 256, 0}));  // nothing kept
+  CHECK(credit::stagedForm(light, 16384, true, perSm, optin) == StagedForm::LightWideCtaRegisters);
+  CHECK(credit::stagedForm(light, 8193, true, perSm, optin) == StagedForm::LightWideCtaRegisters);
+  CHECK(credit::stagedForm(light, 8192, true, perSm, optin) == StagedForm::WideRegisters);
+  CHECK(credit::stagedForm(light, 16385, true, perSm, optin) == StagedForm::Smem);
+  CHECK(credit::stagedForm(light, 16384, false, perSm, optin) == StagedForm::Smem);  // "staged_smem"
+  CHECK(credit::stagedForm(light, 16384, true, 0, 0) == StagedForm::Smem);           // device not asked yet
+  CHECK(credit::stagedForm(light, 32768, true, perSm, optin) == StagedForm::WideCtaDeepRegisters);
+  CHECK(credit::stagedForm({4, 1, 1, 1, 512, 0}, 16384, true, perSm, optin) == StagedForm::WideRegisters);
+  // 99 KB per SM (sm_120): 16384 x 4 B fits one CTA, so the twin as WideCtaRegisters.
+  CHECK(credit::stagedForm(light, 16384, true, 101376 + 1024, 101376) == StagedForm::WideCtaRegisters);
+  CHECK_FALSE(credit::isOneCtaPerSmForm(StagedForm::LightWideCtaRegisters));
+  CHECK_FALSE(credit::measuresSlice(light, 16384, 2, perSm, optin));
   const credit::WorkloadGeometry g1024{8, 2, 3, 4, 1024};  // no register forms, no twins
   CHECK(credit::stagedForm(g1024, 4096, true, perSm, optin) == StagedForm::Smem);
   CHECK(credit::wideCtaThreads(256) == 512);

@@ -149,4 +149,24 @@ TEST_CASE("parseGeneratedSource reads a generated file's metadata", "[calibrate]
   std::string fourFields = src;
   fourFields.replace(fourFields.find("{8, 3, 1, 3, 256}"), 17, "{8, 3, 1, 3}");
   CHECK(!parseGeneratedSource(fourFields, bad, err));
+
+  // This creditc writes a sixth field, the inputs only h reads; the five-field
+  // files of earlier versions read as 0 (the struct's default).
+  CHECK(k.hOnlyArrays == 0);
+  CHECK(suffix.find("credit_softmax_logits_bwd::geometry.hOnlyArrays == 0") != std::string::npos);
+  std::string sixFields = src;
+  sixFields.replace(sixFields.find("{8, 3, 1, 3, 256}"), 17, "{8, 3, 1, 3, 256, 2}");
+  GeneratedKernel k6;
+  REQUIRE(parseGeneratedSource(sixFields, k6, err));
+  CHECK(k6.threads == 256);
+  CHECK(k6.hOnlyArrays == 2);
+  CHECK(geometryCheckSuffix(k6).find("credit_softmax_logits_bwd::geometry.hOnlyArrays == 2") != std::string::npos);
+  std::string sevenFields = src;
+  sevenFields.replace(sevenFields.find("{8, 3, 1, 3, 256}"), 17, "{8, 3, 1, 3, 256, 2, 7}");
+  CHECK(!parseGeneratedSource(sevenFields, bad, err));
+  CHECK(err.find("5 or 6 fields") != std::string::npos);
+  std::string negative = src;
+  negative.replace(negative.find("{8, 3, 1, 3, 256}"), 17, "{8, 3, 1, 3, 256, -1}");
+  CHECK(!parseGeneratedSource(negative, bad, err));
+  CHECK(err.find("implausible geometry") != std::string::npos);
 }

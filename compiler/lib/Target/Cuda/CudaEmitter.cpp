@@ -483,6 +483,11 @@ mlir::LogicalResult KernelEmitter::analyze() {
       in->onlyH = true;
       in->hreg = names.unique(derived(in->name, "hr"));
     }
+  // Consistency with the geometry (credit::isLightRegisterRow reads it).
+  if (numOnlyH() != geo.hOnlyArrays)
+    return kernel.emitError(formatv("cannot generate CUDA: {0} inputs only h reads, the geometry counts {1}",
+                                    numOnlyH(), geo.hOnlyArrays)
+                                .str());
   // Consistency with the traffic analysis: an input is kept iff several
   // passes read it.
   for (auto &in : inputs)
@@ -1052,15 +1057,15 @@ void KernelEmitter::emitMetadata() {
   os << formatv("inline constexpr bool kFastMath = {0};  // --fast-math: element-level __expf, __logf, "
                 "__fdividef\n",
                 options.fastMath ? "true" : "false");
-  os << formatv("inline constexpr credit::WorkloadGeometry geometry = {{{0}, {1}, {2}, {3}, {4}};  "
-                "// keepBytesPerElem, numStages, qMax, qSum, threads\n",
-                geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum, geo.threads);
+  os << formatv("inline constexpr credit::WorkloadGeometry geometry = {{{0}, {1}, {2}, {3}, {4}, {5}};  "
+                "// keepBytesPerElem, numStages, qMax, qSum, threads, hOnlyArrays\n",
+                geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum, geo.threads, geo.hOnlyArrays);
   os << "static_assert(geometry.threads == kThreads && geometry.numStages == L, \"geometry\");\n";
   os << formatv("inline constexpr int kWideCtaThreads = {0};  // the wide-CTA twins' threads (2 kThreads; 0: none)\n",
                 wideCtaThreads());
-  os << formatv("inline constexpr credit::WorkloadGeometry geometry_wide_cta = {{{0}, {1}, {2}, {3}, {4}};\n",
+  os << formatv("inline constexpr credit::WorkloadGeometry geometry_wide_cta = {{{0}, {1}, {2}, {3}, {4}, {5}};\n",
                 geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
-                wideCtaThreads() ? wideCtaThreads() : geo.threads);
+                wideCtaThreads() ? wideCtaThreads() : geo.threads, geo.hOnlyArrays);
   // The partial-retention form: one kept input fewer in SMEM (credit::usePartialRetention).
   os << formatv("inline constexpr bool kHasPartialForm = {0};  // CLUSTER_PARTIAL_*: two or more kept inputs\n",
                 partialDropped ? "true" : "false");
@@ -1071,8 +1076,8 @@ void KernelEmitter::emitMetadata() {
                 "(credit::usePartialRetention)\n",
                 partialDroppedReadLate() ? "true" : "false");
   const ::credit::WorkloadGeometry pg = partialGeometry();
-  os << formatv("inline constexpr credit::WorkloadGeometry geometry_partial = {{{0}, {1}, {2}, {3}, {4}};\n",
-                pg.keepBytesPerElem, pg.numStages, pg.qMax, pg.qSum, pg.threads);
+  os << formatv("inline constexpr credit::WorkloadGeometry geometry_partial = {{{0}, {1}, {2}, {3}, {4}, {5}};\n",
+                pg.keepBytesPerElem, pg.numStages, pg.qMax, pg.qSum, pg.threads, pg.hOnlyArrays);
   os << formatv("inline constexpr credit::TargetInfo target = credit::findTarget(\"{0}\");  // --arch\n",
                 target.arch);
   os << "\n// Params of the .credit source.\n";
@@ -2218,6 +2223,8 @@ inline bool same(const char* a, const char* b) {
         os << "  }\n";
       };
       registerTwin("WideCtaRegisters", "staged_regs_wide", "one CTA per SM: twice the threads, the row in their registers");
+      if (credit::isLightRegisterRow(geo))
+        registerTwin("LightWideCtaRegisters", "staged_regs_wide", "the same kernel, two CTAs per SM: a light row");
       if (credit::hasDeepRegisterForm(geo))
         registerTwin("WideCtaDeepRegisters", "staged_regs_deep", "the same, one kept input up to twice as long");
       os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";

@@ -245,6 +245,11 @@ struct WorkloadGeometry {
   int qMax;              // max over stages of q_l (statistics per stage)
   int qSum;              // sum over stages of q_l
   int threads;           // threads per CTA (a multiple of 32)
+  // Inputs only h reads (streamed row inputs and broadcast vectors read by no
+  // stage): what the staged register forms load at entry besides the kept row
+  // (prefetchInputsOfH), hence their data registers (isLightRegisterRow).
+  // Not part of the SMEM footprint. Files of creditc before this field leave it 0.
+  int hOnlyArrays = 0;
 };
 
 // Fixed per-CTA scratch, laid out from offset 0 of the dynamic SMEM in this
@@ -346,7 +351,25 @@ enum class StagedForm : int {
   WideCtaSmem,       // credit_K_staged_v*_cta<2 threads>
   WideCtaDeepRegisters,  // credit_K_staged_regs_deep_v*_cta<2 threads>: one kept input (hasDeepRegisterForm),
                          // regsWideMaxN(2 threads) < N <= regsDeepMaxN(2 threads)
+  LightWideCtaRegisters,  // the WideCtaRegisters kernel where the SMEM form fits several CTAs per SM
+                          // (isLightRegisterRow): regsWideMaxN(threads) < N <= regsWideMaxN(2 threads)
 };
+// Whether the wide-CTA twin's register form also runs where the SMEM form fits
+// several CTAs per SM (StagedForm::LightWideCtaRegisters): rows whose data
+// registers per thread, (kept + h-only arrays) x kRegsWideElemsPerThread, stay
+// within kLightRowDataRegs -- one kept input and no input only h reads, as
+// quant_int8. Then the twin keeps two CTAs per SM by registers (ptxas: 60 per
+// thread for quant_int8; 32 warps per SM against the SMEM form's three CTAs of
+// 8) and skips the SMEM round trip. Measured on the H200 (same-run A/B,
+// docs/results §2): quant_int8 16384 0.98 of the SMEM form's time; layernorm
+// 16384, whose twin also loads gamma and beta at entry (96 data registers, one
+// CTA per SM), 1.09, which the budget excludes.
+constexpr int kLightRowDataRegs = 32;
+CREDIT_HD constexpr bool isLightRegisterRow(WorkloadGeometry g) {
+  return g.keepBytesPerElem > 0 &&
+         (numKeptArrays(g) + g.hOnlyArrays) * kRegsWideElemsPerThread <= kLightRowDataRegs;
+}
+
 // The forms that run one CTA per SM (the wide-CTA twins): where the model
 // measures T_slice (Model.h, occupancySaving).
 CREDIT_HD constexpr bool isOneCtaPerSmForm(StagedForm f) {
@@ -372,6 +395,11 @@ CREDIT_HD constexpr StagedForm stagedForm(WorkloadGeometry g, long long N, bool 
     if (registersOk && hasDeepRegisterForm(g) && N <= regsDeepMaxN(wide)) return StagedForm::WideCtaDeepRegisters;
     return StagedForm::WideCtaSmem;
   }
+  // Device sizes known (the rule above did not apply with them): the SMEM form
+  // fits several CTAs per SM.
+  if (registersOk && hasRegisterForms(g.threads) && wide > 0 && smemPerSm > 0 && isLightRegisterRow(g) &&
+      N > regsWideMaxN(g.threads) && N <= regsWideMaxN(wide))
+    return StagedForm::LightWideCtaRegisters;
   return StagedForm::Smem;
 }
 

@@ -11,6 +11,8 @@
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
 
+#include "llvm/ADT/MapVector.h"
+
 namespace mlir::credit {
 #define GEN_PASS_DEF_CREDITLEGALITY
 #include "credit/Dialect/Credit/Transforms/Passes.h.inc"
@@ -31,6 +33,18 @@ using namespace mlir::credit;
     g.qSum += q;
   }
   g.threads = threads;
+  // Inputs only h reads: one pass reads them, and it is not a stage.
+  llvm::MapVector<Operation *, llvm::SmallVector<Operation *, 2>> readers;
+  for (const PassAccess &p : computePassAccess(kernel)) {
+    for (InputOp in : p.rowInputs)
+      readers[in].push_back(p.op);
+    for (InputOp in : p.broadcastInputs)
+      readers[in].push_back(p.op);
+  }
+  g.hOnlyArrays = 0;
+  for (auto &[in, passes] : readers)
+    if (passes.size() == 1 && !llvm::isa<StageOp>(passes.front()))
+      ++g.hOnlyArrays;
   return g;
 }
 
