@@ -107,7 +107,9 @@ TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers ru
   CHECK(fl(16384).function == "credit_k_staged_regs_wide_v4_cta512");
   CHECK(fl(16384).threads == 512);
   CHECK(fl(16384).smemBytes == static_cast<std::size_t>(credit::scratchBytes(lightWide, 1, credit::Protocol::Sync)));
-  CHECK(fl(12000).function == "credit_k_staged_regs_wide_v4_cta512");
+  CHECK(fl(14336).function == "credit_k_staged_regs_wide_v4_cta512");  // SMEM form: three CTAs per SM
+  CHECK(fl(12288).function == "credit_k_staged_v4");  // four CTAs per SM: as many threads as the twin's two
+  CHECK(fl(10000).function == "credit_k_staged_v4");  // five
   CHECK(fl(8192).function == "credit_k_staged_regs_wide_v4");      // 256 threads hold it
   CHECK(fl(16388).function == "credit_k_staged_v4");               // past 32 per thread of 512
   CHECK(credit::baselineKernelFor("k", light, 16384, true, perSm, optin, false).function ==
@@ -217,7 +219,14 @@ TEST_CASE("stagedForm without registers: the SMEM kernel or its wide-CTA twin", 
   CHECK_FALSE(credit::isLightRegisterRow(g));                     // two kept inputs
   CHECK_FALSE(credit::isLightRegisterRow({0, 1, 1, 1, 256, 0}));  // nothing kept
   CHECK(credit::stagedForm(light, 16384, true, perSm, optin) == StagedForm::LightWideCtaRegisters);
-  CHECK(credit::stagedForm(light, 8193, true, perSm, optin) == StagedForm::LightWideCtaRegisters);
+  CHECK(credit::stagedForm(light, 14336, true, perSm, optin) == StagedForm::LightWideCtaRegisters);
+  CHECK(credit::stagedForm(light, 12288, true, perSm, optin) == StagedForm::Smem);  // 1024 threads per SM either way
+  CHECK(credit::stagedForm(light, 8193, true, perSm, optin) == StagedForm::Smem);
+  CHECK(credit::useLightTwin(light, 16384, perSm));
+  CHECK_FALSE(credit::useLightTwin(light, 12288, perSm));
+  CHECK_FALSE(credit::useLightTwin(light, 16384, 0));                    // device not asked yet
+  CHECK_FALSE(credit::useLightTwin(g1, 16384, perSm));                   // not a light row
+  CHECK_FALSE(credit::useLightTwin({4, 1, 1, 1, 1024, 0}, 16384, perSm));  // no twin
   CHECK(credit::stagedForm(light, 8192, true, perSm, optin) == StagedForm::WideRegisters);
   CHECK(credit::stagedForm(light, 16385, true, perSm, optin) == StagedForm::Smem);
   CHECK(credit::stagedForm(light, 16384, false, perSm, optin) == StagedForm::Smem);  // "staged_smem"

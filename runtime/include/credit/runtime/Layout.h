@@ -351,23 +351,34 @@ enum class StagedForm : int {
   WideCtaSmem,       // credit_K_staged_v*_cta<2 threads>
   WideCtaDeepRegisters,  // credit_K_staged_regs_deep_v*_cta<2 threads>: one kept input (hasDeepRegisterForm),
                          // regsWideMaxN(2 threads) < N <= regsDeepMaxN(2 threads)
-  LightWideCtaRegisters,  // the WideCtaRegisters kernel where the SMEM form fits several CTAs per SM
-                          // (isLightRegisterRow): regsWideMaxN(threads) < N <= regsWideMaxN(2 threads)
+  LightWideCtaRegisters,  // the WideCtaRegisters kernel where the SMEM form fits several CTAs per SM,
+                          // but fewer threads than it (useLightTwin; quant_int8: N of about 14300-16384)
 };
 // Whether the wide-CTA twin's register form also runs where the SMEM form fits
-// several CTAs per SM (StagedForm::LightWideCtaRegisters): rows whose data
-// registers per thread, (kept + h-only arrays) x kRegsWideElemsPerThread, stay
-// within kLightRowDataRegs -- one kept input and no input only h reads, as
-// quant_int8. Then the twin keeps two CTAs per SM by registers (ptxas: 60 per
-// thread for quant_int8; 32 warps per SM against the SMEM form's three CTAs of
-// 8) and skips the SMEM round trip. Measured on the H200 (same-run A/B,
-// docs/results §2): quant_int8 16384 0.98 of the SMEM form's time; layernorm
-// 16384, whose twin also loads gamma and beta at entry (96 data registers, one
-// CTA per SM), 1.09, which the budget excludes.
+// several CTAs per SM (StagedForm::LightWideCtaRegisters). Two conditions:
+//   - a light row (isLightRegisterRow): its data registers per thread, (kept +
+//     h-only arrays) x kRegsWideElemsPerThread, stay within kLightRowDataRegs --
+//     one kept input and no input only h reads, as quant_int8. Then the twin
+//     keeps kLightTwinCtasPerSm CTAs per SM by registers (ptxas: 60 per thread
+//     for quant_int8) and skips the SMEM round trip;
+//   - the SMEM form holds fewer threads per SM than those twin CTAs
+//     (useLightTwin): otherwise it hides latency as well and needs no idle lanes.
+// Measured on the H200 (quant_int8; same-process A/B, both orders, docs/results §2):
+// 16384 (SMEM form: three CTAs of 256 threads per SM, 768 threads against 1024)
+// 0.977-0.978 of the SMEM form's time; 12288 (four, 1024 against 1024) 1.006;
+// 10000 (five) 1.07. layernorm 16384, whose twin also loads gamma and beta at
+// entry (96 data registers, one CTA per SM), 1.09, which the register budget excludes.
 constexpr int kLightRowDataRegs = 32;
+constexpr int kLightTwinCtasPerSm = 2;
 CREDIT_HD constexpr bool isLightRegisterRow(WorkloadGeometry g) {
   return g.keepBytesPerElem > 0 &&
          (numKeptArrays(g) + g.hOnlyArrays) * kRegsWideElemsPerThread <= kLightRowDataRegs;
+}
+CREDIT_HD constexpr bool useLightTwin(WorkloadGeometry g, long long N, long long smemPerSm) {
+  const int wide = wideCtaThreads(g.threads);
+  return hasRegisterForms(g.threads) && wide > 0 && smemPerSm > 0 && isLightRegisterRow(g) &&
+         N > regsWideMaxN(g.threads) && N <= regsWideMaxN(wide) &&
+         ctasPerSmBySmem(smemBytes(g, N, 1, Protocol::Sync), smemPerSm) * g.threads < kLightTwinCtasPerSm * wide;
 }
 
 // The forms that run one CTA per SM (the wide-CTA twins): where the model
@@ -397,9 +408,7 @@ CREDIT_HD constexpr StagedForm stagedForm(WorkloadGeometry g, long long N, bool 
   }
   // Device sizes known (the rule above did not apply with them): the SMEM form
   // fits several CTAs per SM.
-  if (registersOk && hasRegisterForms(g.threads) && wide > 0 && smemPerSm > 0 && isLightRegisterRow(g) &&
-      N > regsWideMaxN(g.threads) && N <= regsWideMaxN(wide))
-    return StagedForm::LightWideCtaRegisters;
+  if (registersOk && useLightTwin(g, N, smemPerSm)) return StagedForm::LightWideCtaRegisters;
   return StagedForm::Smem;
 }
 
