@@ -166,6 +166,24 @@ def poison(outs):
         o.fill_(float("nan") if o.dtype.is_floating_point else -128)
 
 
+def checked_timing(fn, outs, ref, compulsory_bytes, ceiling, reps):
+    """The experiments' check-then-time step: poison the outputs, launch once, check against the
+    reference (max_rel_err against MAX_REL_ERR), then time as the benchmark does (timing.bench:
+    CUDA events, L2 flushed, warm-ups, median of reps). Returns (fields for the record, a
+    one-line message ending in CHECK FAILED when the check failed)."""
+    poison(outs)
+    fn()
+    torch.cuda.synchronize()
+    err = max_rel_err(outs, ref)
+    t = timing.bench(fn, reps=reps)
+    frac = compulsory_bytes / (t["median_ms"] * 1e-3) / 1e9 / ceiling
+    ok = err <= MAX_REL_ERR
+    fields = dict(median_ms=t["median_ms"], min_ms=t["min_ms"], all_ms=t["all"], frac_copy=frac,
+                  max_rel_err=err, check_failed=not ok)
+    msg = f"{t['median_ms']:.4f} ms {100 * frac:5.1f}% err={err:.1e}" + ("" if ok else "  CHECK FAILED")
+    return fields, msg
+
+
 def device_record():
     q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total",
                         "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()

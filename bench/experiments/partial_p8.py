@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import MAX_REL_ERR, CreditKernels, build_libs, device_record, max_rel_err, poison  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_timing, device_record  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 
@@ -76,17 +76,9 @@ def main():
         for order, form in enumerate(["cluster_P16", "cluster_partial_P8", "cluster_partial_P8", "cluster_P16"]):
             rec = {"workload": name, "N": N, "M": M, "form": form, "order": order}
             try:
-                poison(outs)
-                forms[form]()
-                torch.cuda.synchronize()
-                err = max_rel_err(outs, ref)
-                t = timing.bench(forms[form], reps=a.reps)
-                frac = cbytes / (t["median_ms"] * 1e-3) / 1e9 / ceiling
-                ok = err <= MAX_REL_ERR
-                failed += not ok
-                rec.update(median_ms=t["median_ms"], min_ms=t["min_ms"], all_ms=t["all"], frac_copy=frac,
-                           max_rel_err=err, check_failed=not ok)
-                msg = f"{t['median_ms']:.4f} ms {100 * frac:5.1f}% err={err:.1e}" + ("" if ok else "  CHECK FAILED")
+                fields, msg = checked_timing(forms[form], outs, ref, cbytes, ceiling, a.reps)
+                rec.update(fields)
+                failed += fields["check_failed"]
             except Exception as e:  # recorded, not fatal
                 rec["error"] = str(e)[:200]
                 msg = rec["error"]

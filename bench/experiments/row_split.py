@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import MAX_REL_ERR, CreditKernels, build_libs, device_record, max_rel_err, poison  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_timing, device_record  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 
@@ -118,18 +118,9 @@ def main():
                     rec = {"workload": name, "N": N, "M": M, "P": P, "mode": mode, "second": sec_label,
                            "fraction": f, "second_rows": m}
                     try:
-                        poison(outs)
-                        fn()
-                        torch.cuda.synchronize()
-                        err = max_rel_err(outs, ref)
-                        t = timing.bench(fn, reps=a.reps)
-                        frac = cbytes / (t["median_ms"] * 1e-3) / 1e9 / ceiling
-                        ok = err <= MAX_REL_ERR
-                        failed += not ok
-                        rec.update(median_ms=t["median_ms"], min_ms=t["min_ms"], all_ms=t["all"], frac_copy=frac,
-                                   max_rel_err=err, check_failed=not ok)
-                        msg = f"{t['median_ms']:.4f} ms {100 * frac:5.1f}% err={err:.1e}" + (
-                            "" if ok else "  CHECK FAILED")
+                        fields, msg = checked_timing(fn, outs, ref, cbytes, ceiling, a.reps)
+                        rec.update(fields)
+                        failed += fields["check_failed"]
                     except Exception as e:  # recorded, not fatal
                         rec["error"] = str(e)[:200]
                         msg = rec["error"]
