@@ -2213,8 +2213,12 @@ inline bool same(const char* a, const char* b) {
     if (wideCtaThreads() > 0) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
       // The twin's register forms: the row in registers, SMEM for the scratch only.
-      auto registerTwin = [&](StringRef form, StringRef kernel, StringRef why) {
-        os << "  if (form == credit::StagedForm::" << form << ") {  // " << why << "\n";
+      // `forms`: the StagedForm names that run this kernel.
+      auto registerTwin = [&](llvm::ArrayRef<StringRef> forms, StringRef kernel, StringRef why) {
+        os << "  if (";
+        llvm::interleave(
+            forms, os, [&](StringRef form) { os << "form == credit::StagedForm::" << form; }, " || ");
+        os << ") {  // " << why << "\n";
         os << "    auto kernel = vec4 ? " << ns << "_" << kernel << "_v4" << t << " : " << ns << "_" << kernel << "_v1"
            << t << ";\n";
         os << "    return launch_geo(kernel, geometry_wide_cta, false, false, 1, M, N, credit::scratchBytes(geometry_wide_cta, 1, "
@@ -2222,11 +2226,14 @@ inline bool same(const char* a, const char* b) {
            << numPtrs << ", stream, " << castArgs << ");\n";
         os << "  }\n";
       };
-      registerTwin("WideCtaRegisters", "staged_regs_wide", "one CTA per SM: twice the threads, the row in their registers");
       if (credit::isLightRegisterRow(geo))
-        registerTwin("LightWideCtaRegisters", "staged_regs_wide", "the same kernel, two CTAs per SM: a light row");
+        registerTwin({"WideCtaRegisters", "LightWideCtaRegisters"}, "staged_regs_wide",
+                     "twice the threads, the row in their registers: one CTA per SM, or two for a light row");
+      else
+        registerTwin({"WideCtaRegisters"}, "staged_regs_wide",
+                     "one CTA per SM: twice the threads, the row in their registers");
       if (credit::hasDeepRegisterForm(geo))
-        registerTwin("WideCtaDeepRegisters", "staged_regs_deep", "the same, one kept input up to twice as long");
+        registerTwin({"WideCtaDeepRegisters"}, "staged_regs_deep", "the same, one kept input up to twice as long");
       os << "  if (form == credit::StagedForm::WideCtaSmem) {  // one CTA per SM: twice the threads\n";
       os << "    auto kernel = vec4 ? " << ns << "_staged_v4" << t << " : " << ns << "_staged_v1" << t << ";\n";
       os << "    return launch_geo(kernel, geometry_wide_cta, false, false, 1, M, N, smem_bytes_wide_cta(N, 1, "
