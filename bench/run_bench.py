@@ -166,22 +166,30 @@ def poison(outs):
         o.fill_(float("nan") if o.dtype.is_floating_point else -128)
 
 
-def checked_timing(fn, outs, ref, compulsory_bytes, ceiling, reps):
-    """The experiments' check-then-time step: poison the outputs, launch once, check against the
-    reference (max_rel_err against MAX_REL_ERR), then time as the benchmark does (timing.bench:
-    CUDA events, L2 flushed, warm-ups, median of reps). Returns (fields for the record, a
-    one-line message ending in CHECK FAILED when the check failed)."""
-    poison(outs)
-    fn()
-    torch.cuda.synchronize()
-    err = max_rel_err(outs, ref)
-    t = timing.bench(fn, reps=reps)
-    frac = compulsory_bytes / (t["median_ms"] * 1e-3) / 1e9 / ceiling
-    ok = err <= MAX_REL_ERR
-    fields = dict(median_ms=t["median_ms"], min_ms=t["min_ms"], all_ms=t["all"], frac_copy=frac,
-                  max_rel_err=err, check_failed=not ok)
-    msg = f"{t['median_ms']:.4f} ms {100 * frac:5.1f}% err={err:.1e}" + ("" if ok else "  CHECK FAILED")
-    return fields, msg
+def checked_record(out, rec, fn, outs, ref, compulsory_bytes, ceiling, reps):
+    """The experiments' step for one configuration: poison the outputs, launch once, check against
+    the reference (max_rel_err against MAX_REL_ERR), time as the benchmark does (timing.bench: CUDA
+    events, L2 flushed, warm-ups, median of reps), and append `rec` with the results to the JSONL
+    file `out`. An exception (an unlaunchable configuration) is recorded, not raised. Returns
+    (a one-line message, ending in CHECK FAILED when the check failed; whether it failed)."""
+    failed = False
+    try:
+        poison(outs)
+        fn()
+        torch.cuda.synchronize()
+        err = max_rel_err(outs, ref)
+        t = timing.bench(fn, reps=reps)
+        frac = compulsory_bytes / (t["median_ms"] * 1e-3) / 1e9 / ceiling
+        failed = not err <= MAX_REL_ERR
+        rec.update(median_ms=t["median_ms"], min_ms=t["min_ms"], all_ms=t["all"], frac_copy=frac,
+                   max_rel_err=err, check_failed=failed)
+        msg = f"{t['median_ms']:.4f} ms {100 * frac:5.1f}% err={err:.1e}" + ("  CHECK FAILED" if failed else "")
+    except Exception as e:  # recorded, not fatal
+        rec["error"] = str(e)[:200]
+        msg = rec["error"]
+    out.write(json.dumps(rec) + "\n")
+    out.flush()
+    return msg, failed
 
 
 def device_record():

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, build_libs, checked_timing, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 PATCH = r'''
@@ -110,15 +110,8 @@ def main():
         for order, name in enumerate(["regs_twin", "smem", "smem", "regs_twin"]):
             fn = forms[name]
             rec = {"workload": "quant_int8", "N": N, "M": M, "P": P, "form": name, "order": order}
-            try:
-                fields, msg = checked_timing(fn, outs, ref, cbytes, ceiling, a.reps)
-                rec.update(fields)
-                failed += fields["check_failed"]
-            except Exception as e:  # recorded, not fatal
-                rec["error"] = str(e)[:200]
-                msg = rec["error"]
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
+            msg, bad = checked_record(out, rec, fn, outs, ref, cbytes, ceiling, a.reps)
+            failed += bad
             print(f"quant_int8 N={N:7d} P={P:2d} {name:10s} {msg}", flush=True)
         del ins, ref, outs
         torch.cuda.empty_cache()

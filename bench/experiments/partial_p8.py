@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, build_libs, checked_timing, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 
@@ -75,15 +75,8 @@ def main():
                  "cluster_partial_P8": ck.launcher("cluster_partial", 8, 1, tensors, M, N)}
         for order, form in enumerate(["cluster_P16", "cluster_partial_P8", "cluster_partial_P8", "cluster_P16"]):
             rec = {"workload": name, "N": N, "M": M, "form": form, "order": order}
-            try:
-                fields, msg = checked_timing(forms[form], outs, ref, cbytes, ceiling, a.reps)
-                rec.update(fields)
-                failed += fields["check_failed"]
-            except Exception as e:  # recorded, not fatal
-                rec["error"] = str(e)[:200]
-                msg = rec["error"]
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
+            msg, bad = checked_record(out, rec, forms[form], outs, ref, cbytes, ceiling, a.reps)
+            failed += bad
             print(f"{name:18s} N={N} {form:20s} {msg}", flush=True)
         del ins, ref, outs
         torch.cuda.empty_cache()

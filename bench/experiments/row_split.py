@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, build_libs, checked_timing, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 
@@ -117,15 +117,8 @@ def main():
                     sec_label = "" if second is None else (second[0] if second[0] == "reread" else f"cluster_P{second[1]}")
                     rec = {"workload": name, "N": N, "M": M, "P": P, "mode": mode, "second": sec_label,
                            "fraction": f, "second_rows": m}
-                    try:
-                        fields, msg = checked_timing(fn, outs, ref, cbytes, ceiling, a.reps)
-                        rec.update(fields)
-                        failed += fields["check_failed"]
-                    except Exception as e:  # recorded, not fatal
-                        rec["error"] = str(e)[:200]
-                        msg = rec["error"]
-                    out.write(json.dumps(rec) + "\n")
-                    out.flush()
+                    msg, bad = checked_record(out, rec, fn, outs, ref, cbytes, ceiling, a.reps)
+                    failed += bad
                     print(f"{name:18s} N={N:7d} P={P:2d} {mode:10s} {sec_label:11s} f={f:.2f} {msg}", flush=True)
                     del outs
             del ins, ref
