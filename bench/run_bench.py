@@ -84,7 +84,8 @@ class CreditKernels:
         launcher holds the row in registers, the cluster kernel with the slice
         in registers where it fits; fullform_* the cluster kernel retaining
         every kept input (two or more) in SMEM, from 32768 on, where the
-        launcher may run the partial-retention form instead."""
+        launcher may run the partial-retention form instead; rowwise_* the
+        cluster kernel one row per cluster, where it may run the persistent form."""
         out = []
         if N <= STAGED_REGS_MAX_N and self.max_n(b"staged", 1, 0) >= N:
             out.append(("otherform", "staged_smem", 1, 0))
@@ -94,6 +95,11 @@ class CreditKernels:
         if N >= 32768:
             out += [("fullform", "cluster_full", P, protocol) for v, P, protocol in self.configs(N)
                     if v == "cluster" and self.max_n(b"cluster_partial", P, protocol) >= N]
+        # rowwise_*: one row per cluster where the launcher may run the persistent form
+        # (broadcast inputs only h reads; mbarrier protocol).
+        if N >= 16384:
+            out += [("rowwise", "cluster_rowwise", P, protocol) for v, P, protocol in self.configs(N)
+                    if v == "cluster" and protocol == 1 and self.max_n(b"cluster_rowwise", P, protocol) >= N]
         return out
 
     def configs(self, N):
@@ -120,7 +126,7 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial"):
+    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial", "cluster_rowwise"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     return "staged" if variant == "staged_smem" else variant
 

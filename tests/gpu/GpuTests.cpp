@@ -16,12 +16,15 @@
 // row in SMEM where the staged launcher uses registers), "cluster_regs"
 // (the slice in registers, where it fits), "cluster_partial" (one kept input
 // re-read from global memory, at every shape) and "cluster_full" (every kept
-// input in SMEM, where "cluster" runs the partial form).
+// input in SMEM, where "cluster" runs the partial form) and "cluster_rowwise"
+// (one row per cluster, where "cluster" runs the persistent form).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
 // 4099, 8192, 12289, 16384, 32767 and 32768 -- the float4 path with bulk copies in
 // the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
-// at 32768 and P = 2, the partial-retention form as "cluster" runs it --
-// every variant, for compute-sanitizer). Without a GPU every test case skips with a visible
+// at 32768 and P = 2, the partial-retention form and the persistent form as
+// "cluster" runs them -- every variant, for compute-sanitizer; and N = 32768,
+// M = 400 for the persistent form alone: several rows per cluster, the ring
+// stages and slot sets reused). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
@@ -158,14 +161,14 @@ std::string scope() {
 
 struct Config {
   // cluster, staged, reread; cluster_regs, cluster_full, cluster_partial,
-  // staged_smem (the forms the launchers do not run, or not at every shape);
+  // cluster_rowwise, staged_smem (the forms the launchers do not run, or not at every shape);
   // auto: the model-driven dispatch (_launch_auto)
   std::string variant;
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
     if (variant == "cluster" || variant == "cluster_regs" || variant == "cluster_full" ||
-        variant == "cluster_partial")
+        variant == "cluster_partial" || variant == "cluster_rowwise")
       return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
@@ -390,6 +393,10 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
           if (N >= 32768)
             out.push_back({"cluster_full", P, protocol});
         }
+        // The one-row-per-cluster form where "cluster" may run the persistent
+        // one (broadcast inputs only h reads; max_legal_n 0 otherwise).
+        if (protocol == 1 && N >= 16384 && w.maxLegalN("cluster_rowwise", P, protocol) >= N)
+          out.push_back({"cluster_rowwise", P, protocol});
       }
   return out;
 }
@@ -417,17 +424,27 @@ void runWorkload(const Workload &w) {
     Ns = {4096, 4099, 8192, 12289, 16384, 32767, 32768};
     Ms = {3};
   }
+  std::vector<std::pair<long long, long long>> shapes;
+  for (long long N : Ns)
+    for (long long M : Ms)
+      shapes.push_back({N, M});
+  // tiny: the persistent form over several rows per cluster (more rows than
+  // the resident clusters of 2: the ring stages and slot sets are reused).
+  const long long kPersistentRows = 400;
+  if (scope() == "tiny" && w.maxLegalN("cluster_rowwise", 2, 1) >= 32768)
+    shapes.push_back({32768, kPersistentRows});
   std::random_device rd;
   Totals totals;
-  for (long long N : Ns)
-    for (long long M : Ms) {
-      std::vector<Config> configs = configsFor(w, N);
-      uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
-      INFO("seed " << seed);
-      Problem problem(w, M, N, seed);
-      for (const Config &c : configs)
-        problem.run(c, totals);
-    }
+  for (auto [N, M] : shapes) {
+    std::vector<Config> configs = configsFor(w, N);
+    if (scope() == "tiny" && M == kPersistentRows)
+      configs = {{"cluster", 2, 1}};
+    uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
+    INFO("seed " << seed);
+    Problem problem(w, M, N, seed);
+    for (const Config &c : configs)
+      problem.run(c, totals);
+  }
   std::printf("%-20s %5d launches checked, %d skipped (cluster size above the device limit), %d failed\n",
               w.name, totals.launches, totals.skippedLimit, totals.failures);
   std::fflush(stdout);

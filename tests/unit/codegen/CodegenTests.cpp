@@ -95,6 +95,10 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
     for (const char *s : {"cluster_partial_sync_v4", "cluster_partial_sync_v1", "cluster_partial_mbarrier_v4",
                           "cluster_partial_mbarrier_v1"})
       out.insert(p + s);
+  // The persistent form: a broadcast input only h reads (credit::usePersistent).
+  const bool hoisted = k == "layernorm";
+  if (want(Variant::Cluster) && hoisted)
+    out.insert(p + "cluster_persistent_v4_cta512");
   if (want(Variant::Staged))
     out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1",
                 p + "staged_regs_wide_v4", p + "staged_regs_wide_v1", p + "staged_v4_cta512",

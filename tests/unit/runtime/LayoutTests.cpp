@@ -274,3 +274,64 @@ TEST_CASE("target table", "[layout][target]") {
   CHECK_FALSE(isKnownTarget(""));
   CHECK_FALSE(isKnownTarget(nullptr));
 }
+
+TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per stage and array, the ring",
+          "[layout][smem][persistent]") {
+  // layernorm's twin: one kept f32 input, 2 stages of q = 1, 512 threads = 16 warps.
+  const WorkloadGeometry g{4, 2, 1, 2, 512, 2};
+  // warp partials 16*1*4 = 64, CTA partial 4 -> 16, slots 2*P*qSum*4 (P = 16: 256),
+  // exchange mbarriers 2*2*8 = 32, load mbarriers 3 stages * 1 array * 8 = 24 -> 32,
+  // then the ring at the next 128-B boundary: 64 + 16 + 256 + 32 + 32 = 400 -> 512.
+  const SmemLayout l = smemLayoutPersistent(g, 262144, 16, 3);
+  CHECK(l.warpPartialsOffset == 0);
+  CHECK(l.ctaPartialOffset == 64);
+  CHECK(l.slotsOffset == 80);
+  CHECK(l.mbarOffset == 80 + 256);
+  CHECK(l.loadBarOffset == 80 + 256 + 32);
+  CHECK(l.keepOffset == 512);
+  CHECK(l.keepBytes == 16384 * 4);  // one stage: the slice of x
+  CHECK(l.totalBytes == 512 + 3 * 16384 * 4);
+  CHECK(persistentSmemBytes(g, 262144, 16, 3) == l.totalBytes);
+  // Every stage starts 128-B aligned, also for slices that are not multiples of 32.
+  for (int p : {1, 2, 4, 8, 16})
+    for (int stages : {2, 3}) {
+      const SmemLayout m = smemLayoutPersistent(g, 12340, p, stages);
+      CHECK(m.keepOffset % kSliceAlign == 0);
+      CHECK(m.keepBytes % kSliceAlign == 0);
+      CHECK(m.keepBytes >= sliceElems(12340, p) * 4);
+      CHECK(m.totalBytes == m.keepOffset + stages * m.keepBytes);
+      // The one-row layout's scratch regions, with room for two slot sets and 2L mbarriers.
+      const SmemLayout one = smemLayout(g, 12340, p, Protocol::Mbarrier);
+      CHECK(m.slotsOffset == one.slotsOffset);
+      CHECK(m.mbarOffset - m.slotsOffset >= 2 * (one.mbarOffset - one.slotsOffset) - 16);
+      CHECK(m.loadBarOffset - m.mbarOffset == 2 * (one.loadBarOffset - one.mbarOffset));
+    }
+  // Two kept arrays: both in every stage.
+  const WorkloadGeometry g2{8, 3, 2, 4, 512, 1};
+  CHECK(smemLayoutPersistent(g2, 65536, 8, 2).keepBytes == 8192 * 8);
+}
+
+TEST_CASE("persistentStages and usePersistent: the rule of the generated cluster launcher",
+          "[layout][persistent]") {
+  const long long optin = 232448;  // H200
+  const WorkloadGeometry twin{4, 2, 1, 2, 512, 2};  // layernorm's geometry_wide_cta
+  // Slices of 16384 f32: three 64 KiB stages fit 227 KiB; slices of 8193..16384 only.
+  CHECK(persistentStages(twin, 262144, 16, optin) == 3);
+  CHECK(persistentStages(twin, 32768, 2, optin) == 3);
+  CHECK(persistentStages(twin, 32768, 2, 160 * 1024) == 2);  // a smaller SMEM: two stages
+  CHECK(persistentStages(twin, 32768, 2, 100 * 1024) == 0);  // not even two
+  for (auto [N, P] : {std::pair{32768LL, 2}, {65536LL, 4}, {131072LL, 8}, {262144LL, 16}, {20000LL, 2}}) {
+    INFO("N " << N << " P " << P);
+    CHECK(usePersistent(twin, 2, 256, N, P, optin));
+  }
+  CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 2, optin));   // slice 8192: the 256-thread sweeps hold it
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 8, optin));   // the same
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 2, optin));   // slice 32768: beyond the twin's sweeps
+  CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 1, optin));   // no cluster (the staged launcher)
+  CHECK_FALSE(usePersistent(twin, 0, 256, 65536, 4, optin));   // nothing to hoist
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 4, 100 * 1024));  // the ring does not fit
+  CHECK_FALSE(usePersistent(twin, 2, 512, 65536, 4, optin));   // a 512-thread file has no twin
+  WorkloadGeometry nothingKept = twin;
+  nothingKept.keepBytesPerElem = 0;
+  CHECK_FALSE(usePersistent(nothingKept, 2, 256, 65536, 4, optin));
+}

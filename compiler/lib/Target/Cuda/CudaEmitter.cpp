@@ -127,7 +127,11 @@ const char *const kInternalNames[] = {
     // the partial-retention form
     "kPartial", "kHasPartialForm", "partialDropped", "geometry_partial", "smem_bytes_partial",
     "CLUSTER_PARTIAL_SYNC", "CLUSTER_PARTIAL_MBARRIER", "partial_retention", "partialOk",
-    "kPartialDroppedReadLate"};
+    "kPartialDroppedReadLate",
+    // the persistent form
+    "CLUSTER_PERSISTENT", "kPersistent", "kSweeps", "kChunked", "numHoistedInputs", "smem_bytes_persistent",
+    "persistent", "persistentOk", "ring", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
+    "clusters", "stage_base", "resident"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -303,6 +307,22 @@ private:
       n += in->onlyH ? 1 : 0;
     return n;
   }
+  /// Broadcast inputs only h reads: the persistent form loads them once per CTA.
+  int numHoisted() const {
+    int n = 0;
+    for (const auto &in : inputs)
+      n += in->onlyH && in->op.isBroadcast() ? 1 : 0;
+    return n;
+  }
+  /// The persistent form is generated (credit::usePersistent can hold).
+  bool persistentForm() const {
+    return numHoisted() > 0 && !traffic.kept.empty() && registerForms() && wideCtaThreads() > 0;
+  }
+  /// The generated text (emitCuda's buffer): emitBody indents the row loop's body.
+  std::string *text = nullptr;
+public:
+  void setText(std::string *t) { text = t; }
+private:
   llvm::DenseMap<Operation *, std::string> tempName; // row-level temporaries
   std::vector<std::string> statNames;                // every statistic, for the control sink
   bool genFailed = false;
@@ -995,6 +1015,13 @@ void KernelEmitter::emitMetadata() {
 #ifndef CREDIT_UNROLL_VEC1
 #define CREDIT_UNROLL_VEC1 8
 #endif
+// The persistent form reads its kept slices from SMEM only (the next rows' bulk
+// copies are in flight meanwhile) and holds the hoisted inputs in registers: a
+// shallower batch keeps it within the 512-thread twin's 128 registers (ptxas,
+// layernorm: 4 spills 88 bytes, 2 none).
+#ifndef CREDIT_UNROLL_PERSISTENT
+#define CREDIT_UNROLL_PERSISTENT 2
+#endif
 )cuda";
   // 768 threads' worth of CTAs per SM: 85 registers per thread at most, which
   // every variant fits without spilling (256 threads: 3 CTAs).
@@ -1007,7 +1034,7 @@ void KernelEmitter::emitMetadata() {
   // The wide-CTA twins run where one CTA fills an SM's shared memory.
   if (wideCtaThreads() > 0)
     os << "#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_CTA\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_CTA 1\n#endif\n";
-  os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1, "unroll depth");
+  os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1 && CREDIT_UNROLL_PERSISTENT >= 1, "unroll depth");
 
 // This file's namespaces have hidden visibility: a shared library built from it
 // exports its extern "C" API only. A process may load several files generated for the same
@@ -1037,6 +1064,9 @@ void KernelEmitter::emitMetadata() {
   os << formatv("inline constexpr int numInputsOnlyHReads = {0};  // streamed row inputs and broadcast vectors "
                 "only h reads (credit::prefetchInputsOfH)\n",
                 numOnlyH());
+  os << formatv("inline constexpr int numHoistedInputs = {0};  // broadcast vectors only h reads: the persistent "
+                "form loads them once per CTA (credit::usePersistent)\n",
+                numHoisted());
   os << "inline constexpr const char* keptInputs[" << std::max<size_t>(1, traffic.kept.size()) << "] = {";
   if (traffic.kept.empty())
     os << "nullptr";
@@ -1104,6 +1134,10 @@ CREDIT_HD constexpr long long smem_bytes_wide_cta(long long N, int P, credit::Pr
 CREDIT_HD constexpr long long smem_bytes_partial(long long N, int P, credit::Protocol protocol) {
   return credit::smemBytes(geometry_partial, N, P, protocol);
 }
+// The persistent form (the wide-CTA twin's threads, `ring` stages): credit::smemLayoutPersistent.
+CREDIT_HD constexpr long long smem_bytes_persistent(long long N, int P, int ring) {
+  return credit::persistentSmemBytes(geometry_wide_cta, N, P, ring);
+}
 // The reread kernel retains nothing: scratch only.
 CREDIT_HD constexpr long long reread_smem_bytes() {
   return credit::scratchBytes(geometry, 1, credit::Protocol::Sync);
@@ -1141,6 +1175,9 @@ enum : int {
   CLUSTER_PARTIAL_SYNC = 9,      // CLUSTER_SYNC retaining every kept input but partialDropped, which
                                  // every later pass reads from global memory again (L2)
   CLUSTER_PARTIAL_MBARRIER = 10, // the same, mbarrier protocol
+  CLUSTER_PERSISTENT = 11,       // CLUSTER_MBARRIER over many rows per cluster: a grid of the resident
+                                 // clusters, the hoisted inputs in registers, the kept slices through a
+                                 // ring of `ring` bulk-copy stages (credit::usePersistent)
 };
 
 // Launcher status codes: 0 ok; 1..99 credit::LaunchStatus (LaunchCheck.h);
@@ -1251,15 +1288,17 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   std::string loopHeader;
   if (!landing.empty()) {
     lim = "cend";
-    os << c1 << "// kBulk: chunk c of the slice once its bulk copies have landed (one sweep otherwise).\n";
-    os << c1 << "for (int c = 0; c < (kBulk ? credit::kLoadChunks : 1); ++c) {\n";
-    os << c2 << "const unsigned cbeg = kBulk ? (c * chunk < len ? c * chunk : len) : 0u;\n";
-    os << c2 << "const unsigned cend = kBulk ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
+    os << c1 << "// kChunked: chunk c of the slice once its bulk copies have landed (one sweep otherwise;\n"
+       << c1 << "// the persistent form waits for the whole slice in its ring stage).\n";
+    os << c1 << "for (int c = 0; c < (kChunked ? credit::kLoadChunks : 1); ++c) {\n";
+    os << c2 << "const unsigned cbeg = kChunked ? (c * chunk < len ? c * chunk : len) : 0u;\n";
+    os << c2 << "const unsigned cend = kChunked ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
     os << c2 << "if constexpr (kBulk) {\n";
     for (InputInfo *in : landing)
       os << c2 << "  " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
-         << "credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
-         << " * credit::kLoadChunks + c), 0);  // " << in->src << "[chunk c] has landed\n";
+         << "credit_mbar_wait(credit_smem_addr(load_bars + (kPersistent ? ring_stage * credit::numKeptArrays(geometry) + "
+         << in->keptIndex << " : " << in->keptIndex << " * credit::kLoadChunks + c)), ring_phase);  // " << in->src
+         << "[chunk c] has landed\n";
     os << c2 << "}\n";
     loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
   } else {
@@ -1272,8 +1311,9 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   auto prefetchedElse = [&](InputInfo *in, StringRef what) {
     os << in3;
     if (in->onlyH)
-      os << "if constexpr (kPrefetchH) credit_copy<VEC>(" << in->vec << "[u], " << in->hreg << "[it][u]);  // "
-         << in->src << ": " << what << "loaded into registers at entry\n"
+      os << "if constexpr (kPrefetchH" << (in->op.isBroadcast() ? " || kPersistent" : "") << ") credit_copy<VEC>("
+         << in->vec << "[u], " << in->hreg << "[it][u]);  // " << in->src << ": " << what
+         << "loaded into registers at entry" << (in->op.isBroadcast() ? " (persistent: once per CTA)" : "") << "\n"
          << in3 << "else ";
   };
   // Loads.
@@ -1429,14 +1469,15 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     llvm::raw_string_ostream bs(text);
     body(bs);
   }
-  // STAGED_REGS: the same body in a loop unrolled over the kRegIters sweeps
-  // (`it` a compile-time constant, so the register arrays stay registers);
-  // every other mode: the plain loop (`it` is 0 and unused there).
+  // STAGED_REGS, CLUSTER_REGS_*, CLUSTER_PERSISTENT (kSweeps): the same body in a
+  // loop unrolled over the kRegIters sweeps (`it` a compile-time constant, so the
+  // register arrays stay registers); every other mode: the plain loop (`it` is 0
+  // and unused there).
   std::string deeper;
   for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n'))
     if (!line.empty())
       deeper += "  " + line.str() + "\n";
-  os << in1 << "if constexpr (kRegs) {\n";
+  os << in1 << "if constexpr (kSweeps) {\n";
   os << in2 << "#pragma unroll\n";
   os << in2 << "for (int it = 0; it < kRegIters; ++it) {\n";
   os << in3 << "const unsigned base = VEC * tid + it * (kUnroll * VEC * kThreads);\n";
@@ -1515,17 +1556,20 @@ void KernelEmitter::emitStage(StageInfo &st) {
     os << "; last stage: exit rule (no CTA exits while a peer may still write to it)\n";
   os << I << "} else if constexpr (kMbarExchange) {\n";
   if (st.index == 0)
-    os << I << "  credit_cluster_wait();  // set-up barrier, second half: every CTA started, its mbarriers initialised\n";
-  os << I << "  float* const stage_slots = slots + P * " << st.qPrefix << ";  // stage " << l
-     << "'s own [P][" << q << "] slot set, never reused\n";
-  os << I << "  uint64_t* const stage_bar = bars + " << st.index << ";\n";
+    os << I << "  if (!kPersistent || k == 0) credit_cluster_wait();  // set-up barrier, second half: every CTA started, its mbarriers initialised\n";
+  os << I << "  // Stage " << l << "'s own [P][" << q << "] slot set and mbarrier, never reused, except in the\n"
+     << I << "  // persistent form: two sets by row parity, phase (k / 2) % 2. A CTA is at most one row\n"
+     << I << "  // ahead of a peer (it finishes row k + 1 only with the peer's row-(k + 1) partials,\n"
+     << I << "  // pushed after the peer has read its row-k slots), so the set is free again.\n";
+  os << I << "  float* const stage_slots = slots + P * (" << st.qPrefix << " + (kPersistent ? static_cast<int>(k & 1) * qSum : 0));\n";
+  os << I << "  uint64_t* const stage_bar = bars + " << st.index << " + (kPersistent ? static_cast<int>(k & 1) * L : 0);\n";
   os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
      << " * 4);  // P * q_" << l << " * 4 bytes will land here\n";
   os << I << "  credit_push_async<" << q
      << ">(cta_partial, stage_slots, stage_bar, P);  // threads < P: st.async to peer t, complete_tx on its bar\n";
   os << I << "  if (P == 1) __syncthreads();  // P = 1: thread 0 stored the slots locally (see credit_push_async)\n";
-  os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), 0);  // phase 0 completes once all P * q_" << l
-     << " * 4 bytes have landed\n";
+  os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), kPersistent ? static_cast<uint32_t>((k >> 1) & 1) : 0u);"
+     << "  // the phase completes once all P * q_" << l << " * 4 bytes have landed\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = credit_combine_slots<" << kindMacro(red.getKind())
        << ">(stage_slots, " << j << ", " << q << ", P);  // fixed order 0..P-1\n";
@@ -1564,9 +1608,13 @@ void KernelEmitter::emitBody() {
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
   os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
-  os << "    long long M, int N, int P) {\n";
+  os << "    long long M, int N, int P, int ring) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
-  static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PARTIAL_MBARRIER, "MODE");
+  static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PERSISTENT, "MODE");
+  // CLUSTER_PERSISTENT: many rows per cluster, `ring` bulk-copy stages (0 elsewhere).
+  constexpr bool kPersistent = MODE == CLUSTER_PERSISTENT;
+  static_assert(!kPersistent || (VEC == 4 && THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads && )cuda" << ns << R"cuda(::numHoistedInputs > 0 && )cuda" << ns << R"cuda(::numKept > 0),
+                "no such form");
   // CLUSTER_PARTIAL_*: the partial-retention form (its own geometry_partial).
   constexpr bool kPartial = MODE == CLUSTER_PARTIAL_SYNC || MODE == CLUSTER_PARTIAL_MBARRIER;
   // THREADS: this instantiation's CTA size, kThreads or kWideCtaThreads (the
@@ -1582,19 +1630,23 @@ void KernelEmitter::emitBody() {
   static_assert(!credit::needsPad(VEC, 4, 4 * VEC), "the retained slice needs no padding");
   constexpr bool kCluster = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER ||
                             MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER ||
-                            MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER || kPartial;
+                            MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER || kPartial || kPersistent;
   constexpr bool kControl = MODE == CONTROL_SYNC || MODE == CONTROL_MBARRIER;
-  constexpr bool kRetain = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER || MODE == STAGED || kPartial;
+  constexpr bool kRetain = MODE == CLUSTER_SYNC || MODE == CLUSTER_MBARRIER || MODE == STAGED || kPartial || kPersistent;
   // STAGED_REGS, CLUSTER_REGS_*: the row (slice) stays in registers, up to
   // RPT elements per thread and kept input in kRegIters sweeps of kUnroll x VEC,
   // every sweep index a compile-time constant (the pass loops are unrolled), so
   // no local memory. The launchers pick these forms when the slice fits.
   constexpr bool kRegs = MODE == STAGED_REGS || MODE == CLUSTER_REGS_SYNC || MODE == CLUSTER_REGS_MBARRIER;
-  static_assert(kRegs == (RPT > 0), "RPT > 0 exactly in the register-resident modes");
+  static_assert((kRegs || kPersistent) == (RPT > 0), "RPT > 0 exactly in the register-resident and persistent modes");
+  // The pass loops walk RPT elements per thread in compile-time sweeps (so that
+  // register arrays stay registers): the register forms, and the persistent form
+  // for its hoisted inputs (its kept slices are in SMEM).
+  constexpr bool kSweeps = kRegs || kPersistent;
   constexpr bool kSyncExchange = MODE == CLUSTER_SYNC || MODE == CONTROL_SYNC || MODE == CLUSTER_REGS_SYNC ||
                                  MODE == CLUSTER_PARTIAL_SYNC;
   constexpr bool kMbarExchange = MODE == CLUSTER_MBARRIER || MODE == CONTROL_MBARRIER ||
-                                 MODE == CLUSTER_REGS_MBARRIER || MODE == CLUSTER_PARTIAL_MBARRIER;
+                                 MODE == CLUSTER_REGS_MBARRIER || MODE == CLUSTER_PARTIAL_MBARRIER || kPersistent;
   constexpr credit::Protocol kProtocol =
       kMbarExchange ? credit::Protocol::Mbarrier : credit::Protocol::Sync;
   // Retaining kernels on the float4 path fill the retained slice with bulk
@@ -1603,22 +1655,31 @@ void KernelEmitter::emitBody() {
   // (rows 16-byte aligned and N % 4 == 0, so every slice and chunk starts
   // 16-byte aligned and is a multiple of 16 bytes long).
   constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0;
+  // One row per launch: each kept slice in credit::kLoadChunks copies, so the first
+  // pass starts on the first chunk. The persistent form copies whole slices, one
+  // row ahead: they have landed by the time the row is reached.
+  constexpr bool kChunked = kBulk && !kPersistent;
   // Loads in flight per thread and input in every pass (see the loops).
-  constexpr int kUnroll = VEC == 4 ? CREDIT_UNROLL_VEC4 : CREDIT_UNROLL_VEC1;
-  constexpr int kRegIters = kRegs ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
+  constexpr int kUnroll = VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4) : CREDIT_UNROLL_VEC1;
+  constexpr int kRegIters = kSweeps ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
   // Float4 register forms load every kept input's row (slice) at entry; the
   // scalar ones (kUnroll = 8: four times the loads) keep them as the first
   // pass reads them, which needs fewer registers at once and does not spill.
   constexpr bool kRegPrefetch = kRegs && VEC == 4;
-  (void)M;  // the grid has exactly one row (cluster variants: P CTAs) per row
   if constexpr (!kCluster) P = 1;
+  if constexpr (!kPersistent) ring = 0;
 
   const unsigned tid = threadIdx.x;
   const unsigned warp = tid / 32;
   const unsigned lane = tid % 32;
   const int rank = kCluster ? static_cast<int>(credit_cluster_ctarank()) : 0;  // c
-  const long long row = kCluster ? static_cast<long long>(blockIdx.x / static_cast<unsigned>(P))
-                                 : static_cast<long long>(blockIdx.x);
+  // The grid has one CTA (cluster variants: P CTAs) per row, except in the
+  // persistent form: the resident clusters only, cluster `row_first` taking rows
+  // row_first, row_first + clusters, ... (`rows` of them; every other form: one).
+  const long long row_first = kCluster ? static_cast<long long>(blockIdx.x / static_cast<unsigned>(P))
+                                       : static_cast<long long>(blockIdx.x);
+  const long long clusters = kPersistent ? static_cast<long long>(gridDim.x / static_cast<unsigned>(P)) : 1;
+  const long long rows = kPersistent ? (row_first < M ? (M - 1 - row_first) / clusters + 1 : 0) : 1;
   // This CTA's slice [begin, begin + len) of the row; it may be empty (len == 0):
   // the loops then do nothing, but every barrier below is still reached by
   // every thread (there is no early return anywhere).
@@ -1627,14 +1688,16 @@ void KernelEmitter::emitBody() {
   const unsigned len = static_cast<unsigned>((begin + slice < N ? begin + slice : N) - begin);
 
   // Dynamic SMEM, exactly credit::smemLayout(geometry, N, P, protocol): scratch
-  // first, then one slice-long array per kept input (REREAD: scratch only).
-  const credit::SmemLayout layout = credit::smemLayout(geometry, N, P, kProtocol);
+  // first, then one slice-long array per kept input (REREAD: scratch only); the
+  // persistent form: credit::smemLayoutPersistent, `ring` such sets.
+  const credit::SmemLayout layout = kPersistent ? credit::smemLayoutPersistent(geometry, N, P, ring)
+                                                : credit::smemLayout(geometry, N, P, kProtocol);
   unsigned char* const smem = credit_dynamic_smem();
   float* const warp_partials = reinterpret_cast<float*>(smem + layout.warpPartialsOffset);  // [kWarps][qMax]
   float* const cta_partial = reinterpret_cast<float*>(smem + layout.ctaPartialOffset);      // [qMax]
   float* const slots = reinterpret_cast<float*>(smem + layout.slotsOffset);  // sync: [P][q_l]; mbarrier: per stage
   uint64_t* const bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);  // mbarrier: L of them
-  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [kept array][kLoadChunks]
+  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [kept array][kLoadChunks]; persistent: [ring stage][kept array]
   const unsigned chunk = static_cast<unsigned>(credit::loadChunkElems(len, kThreads));  // bulk-load chunk
   (void)bars;
   (void)slots;
@@ -1642,17 +1705,14 @@ void KernelEmitter::emitBody() {
   (void)chunk;
 )cuda";
   // Kept arrays: whether this instantiation retains each (the partial form
-  // re-reads one of them from global memory), and where.
+  // re-reads one of them from global memory), and where (the pointers: per
+  // row, in the row loop below).
   for (cr::InputOp k : traffic.kept) {
     InputInfo *in = inputOf.lookup(k);
     os << "  constexpr bool " << in->keep << " = kRetain" << (in == partialDropped ? " && !kPartial" : "")
        << ";  // " << in->src << " retained in SMEM"
        << (in == partialDropped ? " (the partial form reads it from global memory again)" : "") << "\n";
     os << "  constexpr bool " << in->bulk << " = kBulk && " << in->keep << ";\n";
-    os << "  float* const " << in->smem << " = " << in->keep
-       << " ? reinterpret_cast<float*>(smem + layout.keepOffset)"
-       << (in->keptIndex == 0 ? std::string() : formatv(" + {0} * slice", in->keptIndex).str())
-       << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
     os << "  float " << in->reg << "[kRegs ? kRegIters : 1][kUnroll][VEC];  // STAGED_REGS: this thread's "
        << in->src << "\n";
     os << "  (void)" << in->reg << ";\n";
@@ -1660,51 +1720,36 @@ void KernelEmitter::emitBody() {
   if (numOnlyH() > 0) {
     os << "  // The staged register forms also load the inputs only h reads at entry, where the\n"
           "  // row's data registers allow it (credit::prefetchInputsOfH): their latency then\n"
-          "  // hides behind the stage passes instead of stalling h.\n";
+          "  // hides behind the stage passes instead of stalling h. The persistent form loads\n"
+          "  // the broadcast ones once per CTA, for all its rows.\n";
     os << "  constexpr bool kPrefetchH = kRegPrefetch && MODE == STAGED_REGS &&\n"
           "                              credit::prefetchInputsOfH(numKept, numInputsOnlyHReads, RPT, THREADS != "
        << ns << "::kThreads);\n";
     for (auto &in : inputs)
       if (in->onlyH)
-        os << "  float " << in->hreg << "[kPrefetchH ? kRegIters : 1][kUnroll][VEC];  // kPrefetchH: this thread's "
-           << in->src << "\n  (void)" << in->hreg << ";\n";
+        os << "  float " << in->hreg << "[" << (in->op.isBroadcast() ? "(kPrefetchH || kPersistent)" : "kPrefetchH")
+           << " ? kRegIters : 1][kUnroll][VEC];  // kPrefetchH"
+           << (in->op.isBroadcast() ? ", kPersistent" : "") << ": this thread's " << in->src << "\n  (void)"
+           << in->hreg << ";\n";
   }
-  // Global pointers of this CTA's slice (never formed in the control kernels,
-  // whose pointers are null).
-  os << "  // This CTA's slice in global memory (the control kernels get null pointers).\n";
-  for (auto &in : inputs) {
-    if (in->op.isRow())
+  // Broadcast vectors: this CTA's slice, the same for every row.
+  for (auto &in : inputs)
+    if (in->op.isBroadcast())
       os << "  const float* const " << in->slice << " = kControl ? nullptr : " << in->gmem
-         << " + row * N + begin;\n";
-    else if (in->op.isBroadcast())
-      os << "  const float* const " << in->slice << " = kControl ? nullptr : " << in->gmem
-         << " + begin;\n";
-  }
-  for (const OutputInfo &o : outputs)
-    if (o.perElement)
-      os << "  " << (o.i8 ? "int8_t" : "float") << "* const " << o.slice << " = kControl ? nullptr : "
-         << o.gmem << " + row * N + begin;\n";
-  for (auto &in : inputs) {
-    if (!in->op.isScalar() && in->passes.empty())
-      os << "  (void)" << in->slice << ";  // " << in->src << " is read by no pass\n";
-  }
+         << " + begin;  // this CTA's slice of " << in->src << " (every row)\n";
   // Row-level values available from the start.
   bool hasN = false;
   for (Operation &op : kernel.getBodyBlock())
     hasN |= llvm::isa<cr::RowWidthOp>(op);
   if (hasN)
     os << "  const float N_f = static_cast<float>(N);  // N, the row width, as f32\n";
-  for (auto &in : inputs)
-    if (in->op.isScalar())
-      os << "  const float " << in->name << " = kControl ? 0.0f : " << in->gmem
-         << "[row];  // per-row input, read once\n"
-         << (in->op.getResult().use_empty() ? "  (void)" + in->name + ";\n" : std::string());
 
   os << R"cuda(
   // ---- set-up ----
   if constexpr (kMbarExchange) {
     if (tid == 0) {
-      for (int stage = 0; stage < L; ++stage) credit_mbar_init(credit_smem_addr(bars + stage), 1);  // 1 arrival: our expect_tx
+      // 1 arrival each: our expect_tx. The persistent form has two sets (row parity).
+      for (int stage = 0; stage < (kPersistent ? 2 : 1) * L; ++stage) credit_mbar_init(credit_smem_addr(bars + stage), 1);
       credit_fence_mbarrier_init_cluster();  // release the inits to the cluster (peers' complete_tx)
     }
     // The set-up cluster barrier (the only one of this protocol), split so that
@@ -1720,23 +1765,103 @@ void KernelEmitter::emitBody() {
     credit_cluster_arrive_relaxed();
   }
 )cuda";
+  llvm::SmallVector<InputInfo *> keptByFirstRead;
+  for (cr::InputOp k : traffic.kept)
+    keptByFirstRead.push_back(inputOf.lookup(k));
+  llvm::stable_sort(keptByFirstRead, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
   if (!traffic.kept.empty()) {
-    llvm::SmallVector<InputInfo *> kept;
-    for (cr::InputOp k : traffic.kept)
-      kept.push_back(inputOf.lookup(k));
-    llvm::stable_sort(kept, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
-    os << "  // Bulk loads (kBulk): thread 0 initialises one mbarrier per kept input and chunk,\n"
-          "  // then issues every chunk's copy, in the order the passes first read them.\n"
-          "  // Each phase-0 completion (the expected bytes landed) releases one chunk;\n"
-          "  // the first pass over an input waits for each of its chunks in turn.\n";
+    os << "  // Bulk loads (kBulk): thread 0 initialises one mbarrier per kept input and chunk\n"
+          "  // (persistent form: per ring stage and kept input) before any copy signals one.\n";
     os << "  if constexpr (kBulk) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (int k = 0; k < credit::numKeptArrays(geometry) * credit::kLoadChunks; ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
+    os << "      for (int k = 0; k < credit::numKeptArrays(geometry) * (kPersistent ? ring : credit::kLoadChunks); ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
     os << "      credit_fence_mbarrier_init_cluster();  // the inits, visible to the async proxy\n";
     os << "    }\n";
     os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
+    os << "  }\n";
+    // The persistent form's ring.
+    os << "  // Persistent form: thread 0 copies the kept slices of the cluster's row `r` into\n"
+          "  // ring stage `s`, one copy per kept input, completing on that stage's mbarriers.\n";
+    os << "  auto ring_load = [&](int s, long long r) {\n";
+    os << "    unsigned char* const stage_base = smem + layout.keepOffset + s * layout.keepBytes;\n";
+    for (InputInfo *in : keptByFirstRead) {
+      std::string rowOff = in->op.isRow() ? "r * N + " : "";
+      os << "    {  // " << in->src << "\n";
+      os << "      const uint32_t bar = credit_smem_addr(load_bars + s * credit::numKeptArrays(geometry) + "
+         << in->keptIndex << ");\n";
+      os << "      credit_mbar_arrive_expect_tx(bar, len * 4);  // an empty slice completes at once\n";
+      os << "      if (len > 0) credit_bulk_load(credit_smem_addr(reinterpret_cast<float*>(stage_base) + "
+         << (in->keptIndex == 0 ? std::string("0") : formatv("{0} * slice", in->keptIndex).str()) << "), "
+         << in->gmem << " + " << rowOff << "begin, len * 4, bar);\n";
+      os << "    }\n";
+    }
+    os << "  };\n";
+    os << "  (void)ring_load;\n";
+    os << "  if constexpr (kPersistent) {\n";
+    os << "    if (tid == 0)\n";
+    os << "      for (int s = 0; s < ring && s < rows; ++s) ring_load(s, row_first + s * clusters);  // the first rows\n";
+    if (numHoisted() > 0) {
+      os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
+      os << "    #pragma unroll\n";
+      os << "    for (int it = 0; it < kRegIters; ++it) {\n";
+      os << "      #pragma unroll\n";
+      os << "      for (int u = 0; u < kUnroll; ++u) {\n";
+      os << "        const unsigned off = VEC * tid + it * (kUnroll * VEC * kThreads) + u * VEC * kThreads;\n";
+      os << "        const bool in_slice = off < len;  // past the slice: no access, zeros (never read)\n";
+      for (auto &in : inputs)
+        if (in->onlyH && in->op.isBroadcast())
+          os << "        credit_ld_global_if(" << in->hreg << "[it][u], " << in->slice
+             << " + (in_slice ? off : 0u), in_slice);  // " << in->src << "\n";
+      os << "      }\n";
+      os << "    }\n";
+    }
+    os << "  }\n";
+  }
+
+  // The row loop: its body is printed into the text, then indented.
+  os << "\n  // ---- rows: one per CTA (cluster), `rows` in the persistent form ----\n";
+  os << "  for (long long k = 0; k < rows; ++k) {\n";
+  os.flush();
+  const size_t loopBodyStart = text ? text->size() : 0;
+  os << "  const long long row = row_first + k * clusters;\n";
+  os << "  // Persistent form: this row's ring stage and the parity of its use of it.\n";
+  os << "  const int ring_stage = kPersistent ? static_cast<int>(k % ring) : 0;\n";
+  os << "  const uint32_t ring_phase = kPersistent ? static_cast<uint32_t>((k / ring) & 1) : 0u;\n";
+  os << "  (void)ring_stage;\n  (void)ring_phase;\n";
+  for (cr::InputOp k : traffic.kept) {
+    InputInfo *in = inputOf.lookup(k);
+    os << "  float* const " << in->smem << " = " << in->keep
+       << " ? reinterpret_cast<float*>(smem + layout.keepOffset + ring_stage * layout.keepBytes)"
+       << (in->keptIndex == 0 ? std::string() : formatv(" + {0} * slice", in->keptIndex).str())
+       << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
+  }
+  // Global pointers of this CTA's slice (never formed in the control kernels,
+  // whose pointers are null).
+  os << "  // This CTA's slice of the row in global memory (the control kernels get null pointers).\n";
+  for (auto &in : inputs)
+    if (in->op.isRow())
+      os << "  const float* const " << in->slice << " = kControl ? nullptr : " << in->gmem
+         << " + row * N + begin;\n";
+  for (const OutputInfo &o : outputs)
+    if (o.perElement)
+      os << "  " << (o.i8 ? "int8_t" : "float") << "* const " << o.slice << " = kControl ? nullptr : "
+         << o.gmem << " + row * N + begin;\n";
+  for (auto &in : inputs) {
+    if (!in->op.isScalar() && in->passes.empty())
+      os << "  (void)" << in->slice << ";  // " << in->src << " is read by no pass\n";
+  }
+  for (auto &in : inputs)
+    if (in->op.isScalar())
+      os << "  const float " << in->name << " = kControl ? 0.0f : " << in->gmem
+         << "[row];  // per-row input, read once\n"
+         << (in->op.getResult().use_empty() ? "  (void)" + in->name + ";\n" : std::string());
+  if (!traffic.kept.empty()) {
+    os << "  // Bulk loads (kChunked): thread 0 issues every chunk's copy, in the order the\n"
+          "  // passes first read them. Each phase-0 completion (the expected bytes landed)\n"
+          "  // releases one chunk; the first pass over an input waits for each of its chunks in turn.\n";
+    os << "  if constexpr (kChunked) {\n";
     os << "    if (tid == 0) {\n";
-    for (InputInfo *in : kept) {
+    for (InputInfo *in : keptByFirstRead) {
       std::string ind = "      ";
       if (in == partialDropped) {
         os << "      if constexpr (" << in->bulk << ") {  // not in the partial form\n";
@@ -1825,6 +1950,28 @@ void KernelEmitter::emitBody() {
   for (auto [i, s] : llvm::enumerate(statNames))
     os << (i ? " + " : "") << s;
   os << ";\n  }\n";
+  if (!traffic.kept.empty()) {
+    os << "  if constexpr (kPersistent) {\n";
+    os << "    __syncthreads();  // every thread has read this ring stage (h is the last pass)\n";
+    os << "    if (tid == 0 && k + ring < rows) {  // the row `ring` ahead into the freed stage\n";
+    os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copy's writes (async proxy)\n";
+    os << "      ring_load(ring_stage, row_first + (k + ring) * clusters);\n";
+    os << "    }\n";
+    os << "  }\n";
+  }
+  // Indent the row loop's body one level.
+  os.flush();
+  if (text) {
+    std::string loopBody = text->substr(loopBodyStart), indented;
+    for (llvm::StringRef line : llvm::split(llvm::StringRef(loopBody), '\n'))
+      indented += (line.empty() ? std::string() : "  " + line.str()) + "\n";
+    indented.pop_back();  // split() yields one piece after the last newline
+    text->resize(loopBodyStart);
+    *text += indented;
+  }
+  os << "  }\n";
+  os << "  // Persistent form: no exit barrier either. Every byte pushed into this CTA and\n"
+        "  // every bulk copy it issued has been waited for.\n";
   os << "}\n\n";
   os << "}  // namespace " << ns << "\n\n";
 }
@@ -1852,7 +1999,7 @@ void KernelEmitter::emitKernels() {
        << ") {\n";
     os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ", " << rpt << ", "
        << ns << "::" << (wideCta ? "kWideCtaThreads" : "kThreads") << ">(" << argNames() << ", M, N, "
-       << (cluster ? "P" : "1") << ");\n";
+       << (cluster ? "P" : "1") << ", 0);\n";
     os << "}\n";
   };
   const bool twins = wideCtaThreads() > 0;
@@ -1879,6 +2026,18 @@ void KernelEmitter::emitKernels() {
       dataKernel("cluster_sync_v1", "CLUSTER_SYNC", 1, true, "Same, scalar accesses.", "0", true);
       dataKernel("cluster_mbarrier_v4", "CLUSTER_MBARRIER", 4, true, "Same, mbarrier protocol.", "0", true);
       dataKernel("cluster_mbarrier_v1", "CLUSTER_MBARRIER", 1, true, "Same, scalar accesses.", "0", true);
+    }
+    if (persistentForm()) {
+      os << "// The persistent form (credit::usePersistent): a grid of the resident clusters of P CTAs, each\n"
+            "// walking rows; the broadcast inputs only h reads in registers (loaded once), the kept slices\n"
+            "// through `ring` bulk-copy stages. kWideCtaThreads threads, float4, mbarrier protocol.\n";
+      os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
+         << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_v4"
+         << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
+         << "long long M, int N, int P, int ring) {\n";
+      os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
+         << ns << "::kWideCtaThreads>(" << argNames() << ", M, N, P, ring);\n";
+      os << "}\n";
     }
     if (partialDropped) {
       dataKernel("cluster_partial_sync_v4", "CLUSTER_PARTIAL_SYNC", 4, true,
@@ -1942,7 +2101,7 @@ void KernelEmitter::emitKernels() {
          << "_control_" << proto << "(long long M, int N, int P) {\n";
       os << "  " << ns << "::" << ns << "_body<1, " << ns << "::"
          << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ", 0, " << ns << "::kThreads>(" << nulls
-         << "M, N, P);\n";
+         << "M, N, P, 0);\n";
       os << "}\n";
     }
   }
@@ -1983,12 +2142,13 @@ void KernelEmitter::emitHost() {
 // (LaunchCheck.h) and launches. Returns 0, a credit::LaunchStatus (1..99; the
 // kernel is NOT launched) or kStatusCudaErrorBase + cudaError_t.
 // `geo`: the launched kernel's geometry (`geometry`, or `geometry_wide_cta` for
-// the wide-CTA twins): its threads per CTA and its Eq. 3 bound.
+// the wide-CTA twins): its threads per CTA and its Eq. 3 bound. `persistent`:
+// a grid of min(M, resident clusters) clusters instead of M (CLUSTER_PERSISTENT).
 template <typename... Params, typename... Args>
-inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, bool loadBalance, int P,
-                      long long M, long long N, long long smemBytes, bool checkLegal, credit::Protocol proto,
-                      const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
-                      Args... args) {
+inline int launch_impl(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, bool loadBalance,
+                       bool persistent, int P, long long M, long long N, long long smemBytes, bool checkLegal,
+                       credit::Protocol proto, const void* const* ptrs, const int* elemBytes, int numPtrs,
+                       cudaStream_t stream, Args... args) {
   int dev = 0, optin = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&dev);
   if (err == cudaSuccess)
@@ -2038,8 +2198,24 @@ inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, b
   }
   status = credit::validateLaunch(req, lim);
   if (status != credit::LaunchStatus::Ok) return static_cast<int>(status);
+  if (persistent && clusterKernel) {  // the resident clusters only; each walks its rows
+    int resident = 0;
+    err = cudaOccupancyMaxActiveClusters(&resident, kernel, &cfg);
+    if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
+    if (resident < 1) return static_cast<int>(credit::LaunchStatus::ClusterTooLarge);
+    cfg.gridDim = dim3(static_cast<unsigned>((M < resident ? M : resident) * P), 1, 1);
+  }
   err = cudaLaunchKernelEx(&cfg, kernel, args...);
   return err == cudaSuccess ? kStatusOk : kStatusCudaErrorBase + static_cast<int>(err);
+}
+
+template <typename... Params, typename... Args>
+inline int launch_geo(void (*kernel)(Params...), credit::WorkloadGeometry geo, bool clusterKernel, bool loadBalance, int P,
+                      long long M, long long N, long long smemBytes, bool checkLegal, credit::Protocol proto,
+                      const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
+                      Args... args) {
+  return launch_impl(kernel, geo, clusterKernel, loadBalance, false, P, M, N, smemBytes, checkLegal, proto, ptrs,
+                     elemBytes, numPtrs, stream, args...);
 }
 
 template <typename... Params, typename... Args>
@@ -2083,6 +2259,17 @@ inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
   int perSm = 0, optin = 0;
   device_smem(perSm, optin);
   return credit::useWideCta(kWideCtaThreads, smemBytes, wideSmemBytes, perSm, optin);
+}
+
+// The ring stages of the persistent form at (N, P) on this device: 0 where the
+// launcher does not run it (credit::usePersistent, credit::persistentStages).
+inline int persistent_stages(long long N, int P) {
+  if (numHoistedInputs == 0) return 0;
+  int perSm = 0, optin = 0;
+  device_smem(perSm, optin);
+  return credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, optin)
+             ? credit::persistentStages(geometry_wide_cta, N, P, optin)
+             : 0;
 }
 
 // C-string equality (no <cstring> needed).
@@ -2132,11 +2319,27 @@ inline bool same(const char* a, const char* b) {
   };
   if (wants(credit::Variant::Cluster)) {
     os << "inline int cluster(" << hostParams()
-       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk, bool partialOk) {\n";
+       << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk, bool partialOk,\n"
+          "                   bool persistentOk) {\n";
     os << "  if (protocol != 0 && protocol != 1) return kStatusBadProtocol;\n";
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
     os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
+    if (persistentForm()) {
+      std::string t = formatv("_cta{0}", wideCtaThreads()).str();
+      os << "  // The persistent form (mbarrier protocol, float4): the broadcast inputs only h reads loaded\n"
+            "  // once per CTA, the rows streamed through a ring of bulk copies (credit::usePersistent).\n";
+      os << "  if (persistentOk && protocol == 1 && vec4 && P >= 1) {\n";
+      os << "    const int ring = persistent_stages(N, P);\n";
+      os << "    if (ring > 0) {\n";
+      os << "      auto kernel = " << ns << "_cluster_persistent_v4" << t << ";\n";
+      os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring), true, proto, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ", P, ring);\n";
+      os << "    }\n";
+      os << "  }\n";
+    } else {
+      os << "  (void)persistentOk;  // no persistent form: no broadcast input only h reads\n";
+    }
     if (registerForms()) {
       os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
       clusterKernel("    ", "_regs", "");
@@ -2263,7 +2466,7 @@ inline bool same(const char* a, const char* b) {
           "// Each CTA retains its slice in SMEM (Eq. 3).\n";
     os << prototype(Api::Cluster) << " {\n";
     os << "  return " << ns << "::host::cluster(" << argNames() << (argNames().empty() ? "" : ", ")
-       << "M, N, P, protocol, stream, false, true);\n";
+       << "M, N, P, protocol, stream, false, true, true);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
@@ -2315,6 +2518,9 @@ inline bool same(const char* a, const char* b) {
     if (partialDropped && wants(credit::Variant::Cluster))
       os << "  if (" << ns << "::host::same(variant, \"cluster_partial\")) return " << ns
          << "::max_legal_n(P, proto);\n";
+    if (persistentForm() && wants(credit::Variant::Cluster))
+      os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\")) return " << ns
+         << "::max_legal_n(P, proto);\n";
     os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
        << "::host::same(variant, \"staged_smem\")) return " << ns
        << "::max_legal_n(1, credit::Protocol::Sync);\n";
@@ -2324,7 +2530,8 @@ inline bool same(const char* a, const char* b) {
           "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"cluster_full\":\n"
           "// every kept input retained (the wide-CTA twin where \"cluster\" runs the partial-retention\n"
           "// form); \"cluster_partial\" (two or more kept inputs): the partial-retention form at every\n"
-          "// legal shape; \"staged_smem\": the row in SMEM at every N); args[i]\n"
+          "// legal shape; \"cluster_rowwise\" (broadcast inputs only h reads): one row per cluster, never\n"
+          "// the persistent form; \"staged_smem\": the row in SMEM at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
     os << prototype(Api::Generic) << " {\n";
@@ -2352,10 +2559,13 @@ inline bool same(const char* a, const char* b) {
     // run the faster one measured on the H200): for tests and benchmarks.
     if (wants(credit::Variant::Cluster) && registerForms())
       os << "  if (" << ns << "::host::same(variant, \"cluster_regs\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true, true);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true, true, true);\n";
     if (wants(credit::Variant::Cluster))
       os << "  if (" << ns << "::host::same(variant, \"cluster_full\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, false);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, false, true);\n";
+    if (wants(credit::Variant::Cluster) && persistentForm())
+      os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\"))\n    return " << ns
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, false);\n";
     if (wants(credit::Variant::Cluster) && partialDropped)
       os << "  if (" << ns << "::host::same(variant, \"cluster_partial\"))\n    return " << ns
          << "::host::cluster_partial(" << castList << "M, N, P, protocol, stream);\n";
@@ -2982,6 +3192,7 @@ mlir::LogicalResult credit::emitCuda(mlir::credit::KernelOp kernel, const CudaEm
   std::string text;
   llvm::raw_string_ostream buf(text);
   KernelEmitter emitter(kernel, options, buf);
+  emitter.setText(&text);
   if (failed(emitter.run()))
     return mlir::failure();
   os << text;

@@ -265,6 +265,14 @@ CREDIT_DEVICE_INLINE void credit_bulk_load(uint32_t dst, const void* src, uint32
       : "memory");
 }
 
+// Orders this thread's view of prior generic-proxy accesses to this CTA's SMEM
+// (e.g. every thread's reads of a buffer, made visible to it by __syncthreads)
+// before its subsequent async-proxy accesses (a bulk copy into the same buffer).
+// The persistent form issues it before refilling a ring stage.
+CREDIT_DEVICE_INLINE void credit_fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 // ---------------------------------------------------------------------------
 // Exchange helpers used by the generated stage code. `slots` is this CTA's
 // [P][Q] slot set (a pointer into its SMEM; peers use the same SMEM offsets),

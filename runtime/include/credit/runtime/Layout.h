@@ -422,6 +422,62 @@ CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, l
          (isLegal(g, N, P, Protocol::Sync, smemOptin) || isLegal(g, N, P, Protocol::Mbarrier, smemOptin));
 }
 
+// The persistent form of the cluster kernels (CLUSTER_PERSISTENT; docs/codegen.md),
+// for workloads with broadcast inputs that only h reads (layernorm's gamma and
+// beta: `hoistedArrays`). The grid holds only the resident clusters; cluster c
+// takes rows c, c + G, c + 2G, ... Each CTA loads its slice of the hoisted
+// inputs ONCE, into registers (the 512-thread twin's fixed sweeps,
+// kRegsWideElemsPerThread per thread), and streams its kept inputs' slices
+// through a ring of `stages` bulk-copy buffers, so the next rows load while it
+// reduces and writes this one. The exchange slots and mbarriers are
+// double-buffered by row parity (mbarrier protocol only).
+// Layout: the mbarrier scratch with two slot sets and 2L exchange mbarriers,
+// one load mbarrier per ring stage and kept array, then the ring; each stage is
+// sliceElems(N, P) * keepBytesPerElem bytes rounded up to kSliceAlign
+// (`keepBytes` is one stage here).
+CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long long N, int P, int stages) {
+  SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0};
+  const long long warps = ceilDiv(g.threads, kWarpSize);
+  l.ctaPartialOffset = alignedRegion(warps * g.qMax * 4LL);
+  l.slotsOffset = l.ctaPartialOffset + alignedRegion(g.qMax * 4LL);
+  l.mbarOffset = l.slotsOffset + alignedRegion(2LL * P * g.qSum * 4LL);
+  l.loadBarOffset = l.mbarOffset + alignedRegion(2LL * g.numStages * kMbarrierBytes);
+  l.keepOffset = roundUp(
+      l.loadBarOffset + alignedRegion((long long)stages * numKeptArrays(g) * kMbarrierBytes), (long long)kSliceAlign);
+  l.keepBytes = roundUp(sliceElems(N, P) * g.keepBytesPerElem, (long long)kSliceAlign);
+  l.totalBytes = l.keepOffset + stages * l.keepBytes;
+  return l;
+}
+CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long N, int P, int stages) {
+  return smemLayoutPersistent(g, N, P, stages).totalBytes;
+}
+// Ring stages of the persistent form: as many as fit the opt-in limit, up to
+// kPersistentMaxStages; 0 where not even kPersistentMinStages fit. Measured on
+// the H200 (docs/results/persistent-broadcast/, layernorm, slices of 16384 at
+// 512 threads): three stages 94.1% of copy bandwidth at 262144 against 92.7%
+// for two, and within 0.5% of two elsewhere.
+constexpr int kPersistentMinStages = 2;
+constexpr int kPersistentMaxStages = 3;
+CREDIT_HD constexpr int persistentStages(WorkloadGeometry g, long long N, int P, long long smemOptin) {
+  for (int s = kPersistentMaxStages; s >= kPersistentMinStages; --s)
+    if (persistentSmemBytes(g, N, P, s) <= smemOptin) return s;
+  return 0;
+}
+// Whether the generated cluster launcher (mbarrier protocol) runs the persistent
+// form: the file has it (hoisted inputs, kept inputs, a 512-thread twin with
+// register forms), P >= 2, the slice needs the twin's sweeps (more than
+// regsWideMaxN(threads), at most regsWideMaxN(2 threads) elements: the widths
+// measured) and the ring fits. `g` is the twin's geometry (geometry_wide_cta).
+// Measured on the H200 against the non-persistent form at the same P (layernorm,
+// M = 2048, docs/results/persistent-broadcast/): 0.85-0.98 of the time.
+CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, int narrowThreads, long long N, int P,
+                                       long long smemOptin) {
+  return hoistedArrays > 0 && g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) &&
+         wideCtaThreads(narrowThreads) == g.threads && g.threads > 0 && P >= 2 && N >= 1 &&
+         sliceElems(N, P) > regsWideMaxN(narrowThreads) && sliceElems(N, P) <= regsWideMaxN(g.threads) &&
+         persistentStages(g, N, P, smemOptin) >= kPersistentMinStages;
+}
+
 // Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
 constexpr long long kMaxRowElems = 2147483647LL;
 
