@@ -223,6 +223,20 @@ private:
   std::string dispatchPrototypes() const;
 
   // Body pieces.
+  /// The register forms' entry loads: a loop over this thread's elements in the
+  /// passes' layout (`it`, `u` compile-time, `off`, `in_slice`), `loads` printing
+  /// the predicated loads at 8 spaces.
+  void emitSweepLoads(llvm::function_ref<void()> loads) {
+    os << "    #pragma unroll\n";
+    os << "    for (int it = 0; it < kRegIters; ++it) {\n";
+    os << "      #pragma unroll\n";
+    os << "      for (int u = 0; u < kUnroll; ++u) {\n";
+    os << "        const unsigned off = VEC * tid + it * (kUnroll * VEC * kThreads) + u * VEC * kThreads;\n";
+    os << "        const bool in_slice = off < len;  // past the slice: no access, zeros (never read)\n";
+    loads();
+    os << "      }\n";
+    os << "    }\n";
+  }
   void emitRowLevelOp(Operation *op, const std::string &indent);
   void emitStage(StageInfo &s);
   void emitPassLoop(PassInfo &pass, const std::string &indent);
@@ -1802,18 +1816,12 @@ void KernelEmitter::emitBody() {
     os << "      for (int s = 0; s < ring && s < rows; ++s) ring_load(s, row_first + s * clusters);  // the first rows\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
-      os << "    #pragma unroll\n";
-      os << "    for (int it = 0; it < kRegIters; ++it) {\n";
-      os << "      #pragma unroll\n";
-      os << "      for (int u = 0; u < kUnroll; ++u) {\n";
-      os << "        const unsigned off = VEC * tid + it * (kUnroll * VEC * kThreads) + u * VEC * kThreads;\n";
-      os << "        const bool in_slice = off < len;  // past the slice: no access, zeros (never read)\n";
-      for (auto &in : inputs)
-        if (in->onlyH && in->op.isBroadcast())
-          os << "        credit_ld_global_if(" << in->hreg << "[it][u], " << in->slice
-             << " + (in_slice ? off : 0u), in_slice);  // " << in->src << "\n";
-      os << "      }\n";
-      os << "    }\n";
+      emitSweepLoads([&] {
+        for (auto &in : inputs)
+          if (in->onlyH && in->op.isBroadcast())
+            os << "        credit_ld_global_if(" << in->hreg << "[it][u], " << in->slice
+               << " + (in_slice ? off : 0u), in_slice);  // " << in->src << "\n";
+      });
     }
     os << "  }\n";
   }
@@ -1888,23 +1896,17 @@ void KernelEmitter::emitBody() {
           "  // loaded at entry, all loads in flight at once (predicated, no early exit),\n"
           "  // like the bulk copies of the SMEM forms; the passes then read the registers.\n";
     os << "  if constexpr (kRegPrefetch) {\n";
-    os << "    #pragma unroll\n";
-    os << "    for (int it = 0; it < kRegIters; ++it) {\n";
-    os << "      #pragma unroll\n";
-    os << "      for (int u = 0; u < kUnroll; ++u) {\n";
-    os << "        const unsigned off = VEC * tid + it * (kUnroll * VEC * kThreads) + u * VEC * kThreads;\n";
-    os << "        const bool in_slice = off < len;  // past the slice: no access, zeros (never read)\n";
-    for (cr::InputOp k : traffic.kept) {
-      InputInfo *in = inputOf.lookup(k);
-      os << "        credit_ld_global_if(" << in->reg << "[it][u], " << in->slice << " + (in_slice ? off : 0u), in_slice);  // "
-         << in->src << "\n";
-    }
-    for (auto &in : inputs)
-      if (in->onlyH)
-        os << "        if constexpr (kPrefetchH) credit_ld_global_if(" << in->hreg << "[it][u], " << in->slice
-           << " + (in_slice ? off : 0u), in_slice);  // " << in->src << ": only h reads it\n";
-    os << "      }\n";
-    os << "    }\n";
+    emitSweepLoads([&] {
+      for (cr::InputOp k : traffic.kept) {
+        InputInfo *in = inputOf.lookup(k);
+        os << "        credit_ld_global_if(" << in->reg << "[it][u], " << in->slice
+           << " + (in_slice ? off : 0u), in_slice);  // " << in->src << "\n";
+      }
+      for (auto &in : inputs)
+        if (in->onlyH)
+          os << "        if constexpr (kPrefetchH) credit_ld_global_if(" << in->hreg << "[it][u], " << in->slice
+             << " + (in_slice ? off : 0u), in_slice);  // " << in->src << ": only h reads it\n";
+    });
     os << "  }\n";
   }
 
