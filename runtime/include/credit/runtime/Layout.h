@@ -469,7 +469,7 @@ CREDIT_HD constexpr int persistentStages(WorkloadGeometry g, long long N, int P,
 // regsWideMaxN(threads), at most regsWideMaxN(2 threads) elements: the widths
 // measured) and the ring fits. `g` is the twin's geometry (geometry_wide_cta).
 // Measured on the H200 against the non-persistent form at the same P (layernorm,
-// M = 2048, docs/results/persistent-broadcast/): 0.85-0.98 of the time.
+// M = 2048, docs/results/persistent-broadcast/): 0.875-0.98 of the time.
 CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, int narrowThreads, long long N, int P,
                                        long long smemOptin) {
   return hoistedArrays > 0 && g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) &&
