@@ -303,7 +303,7 @@ TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per
       // The one-row layout's scratch regions, with room for two slot sets and 2L mbarriers.
       const SmemLayout one = smemLayout(g, 12340, p, Protocol::Mbarrier);
       CHECK(m.slotsOffset == one.slotsOffset);
-      CHECK(m.mbarOffset - m.slotsOffset >= 2 * (one.mbarOffset - one.slotsOffset) - 16);
+      CHECK(m.mbarOffset - m.slotsOffset == alignedRegion(2LL * p * g.qSum * 4));
       CHECK(m.loadBarOffset - m.mbarOffset == 2 * (one.loadBarOffset - one.mbarOffset));
     }
   // Two kept arrays: both in every stage.

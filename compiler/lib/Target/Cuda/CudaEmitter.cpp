@@ -2331,7 +2331,7 @@ inline bool same(const char* a, const char* b) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
       os << "  // The persistent form (mbarrier protocol, float4): the broadcast inputs only h reads loaded\n"
             "  // once per CTA, the rows streamed through a ring of bulk copies (credit::usePersistent).\n";
-      os << "  if (persistentOk && protocol == 1 && vec4 && P >= 1) {\n";
+      os << "  if (persistentOk && protocol == 1 && vec4) {  // credit::usePersistent checks P >= 2 first\n";
       os << "    const int ring = persistent_stages(N, P);\n";
       os << "    if (ring > 0) {\n";
       os << "      auto kernel = " << ns << "_cluster_persistent_v4" << t << ";\n";
