@@ -95,9 +95,9 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
     for (const char *s : {"cluster_partial_sync_v4", "cluster_partial_sync_v1", "cluster_partial_mbarrier_v4",
                           "cluster_partial_mbarrier_v1"})
       out.insert(p + s);
-  // The persistent form: a broadcast input only h reads (credit::usePersistent).
-  const bool hoisted = k == "layernorm";
-  if (want(Variant::Cluster) && hoisted)
+  // The persistent form: every kernel here keeps an input and has the 512-thread twin
+  // (credit::usePersistent).
+  if (want(Variant::Cluster))
     out.insert(p + "cluster_persistent_v4_cta512");
   if (want(Variant::Staged))
     out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1",

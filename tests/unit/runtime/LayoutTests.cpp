@@ -275,12 +275,12 @@ TEST_CASE("target table", "[layout][target]") {
   CHECK_FALSE(isKnownTarget(nullptr));
 }
 
-TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per stage and array, the ring",
+TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per unit, the ring of slices",
           "[layout][smem][persistent]") {
   // layernorm's twin: one kept f32 input, 2 stages of q = 1, 512 threads = 16 warps.
   const WorkloadGeometry g{4, 2, 1, 2, 512, 2};
   // warp partials 16*1*4 = 64, CTA partial 4 -> 16, slots 2*P*qSum*4 (P = 16: 256),
-  // exchange mbarriers 2*2*8 = 32, load mbarriers 3 stages * 1 array * 8 = 24 -> 32,
+  // exchange mbarriers 2*2*8 = 32, load mbarriers 3 units * 8 = 24 -> 32,
   // then the ring at the next 128-B boundary: 64 + 16 + 256 + 32 + 32 = 400 -> 512.
   const SmemLayout l = smemLayoutPersistent(g, 262144, 16, 3);
   CHECK(l.warpPartialsOffset == 0);
@@ -289,49 +289,65 @@ TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per
   CHECK(l.mbarOffset == 80 + 256);
   CHECK(l.loadBarOffset == 80 + 256 + 32);
   CHECK(l.keepOffset == 512);
-  CHECK(l.keepBytes == 16384 * 4);  // one stage: the slice of x
+  CHECK(l.keepBytes == 16384 * 4);  // one unit: one slice
   CHECK(l.totalBytes == 512 + 3 * 16384 * 4);
   CHECK(persistentSmemBytes(g, 262144, 16, 3) == l.totalBytes);
-  // Every stage starts 128-B aligned, also for slices that are not multiples of 32.
+  // Every unit starts 128-B aligned, also for slices that are not multiples of 32.
   for (int p : {1, 2, 4, 8, 16})
-    for (int stages : {2, 3}) {
-      const SmemLayout m = smemLayoutPersistent(g, 12340, p, stages);
+    for (int units : {2, 3, 5}) {
+      const SmemLayout m = smemLayoutPersistent(g, 12340, p, units);
       CHECK(m.keepOffset % kSliceAlign == 0);
       CHECK(m.keepBytes % kSliceAlign == 0);
       CHECK(m.keepBytes >= sliceElems(12340, p) * 4);
-      CHECK(m.totalBytes == m.keepOffset + stages * m.keepBytes);
+      CHECK(m.keepBytes < sliceElems(12340, p) * 4 + kSliceAlign);
+      CHECK(m.totalBytes == m.keepOffset + units * m.keepBytes);
+      CHECK(m.keepOffset - m.loadBarOffset >= units * kMbarrierBytes);
       // The one-row layout's scratch regions, with room for two slot sets and 2L mbarriers.
       const SmemLayout one = smemLayout(g, 12340, p, Protocol::Mbarrier);
       CHECK(m.slotsOffset == one.slotsOffset);
       CHECK(m.mbarOffset - m.slotsOffset == alignedRegion(2LL * p * g.qSum * 4));
       CHECK(m.loadBarOffset - m.mbarOffset == 2 * (one.loadBarOffset - one.mbarOffset));
     }
-  // Two kept arrays: both in every stage.
+  // Two kept arrays: a unit is still one slice (of either array).
   const WorkloadGeometry g2{8, 3, 2, 4, 512, 1};
-  CHECK(smemLayoutPersistent(g2, 65536, 8, 2).keepBytes == 8192 * 8);
+  CHECK(smemLayoutPersistent(g2, 65536, 8, 3).keepBytes == 8192 * 4);
+  CHECK(smemLayoutPersistent(g2, 65536, 8, 3).totalBytes == smemLayoutPersistent(g2, 65536, 8, 3).keepOffset + 3 * 8192 * 4);
 }
 
-TEST_CASE("persistentStages and usePersistent: the rule of the generated cluster launcher",
+TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster launcher",
           "[layout][persistent]") {
   const long long optin = 232448;  // H200
   const WorkloadGeometry twin{4, 2, 1, 2, 512, 2};  // layernorm's geometry_wide_cta
-  // Slices of 16384 f32: three 64 KiB stages fit 227 KiB; slices of 8193..16384 only.
-  CHECK(persistentStages(twin, 262144, 16, optin) == 3);
-  CHECK(persistentStages(twin, 32768, 2, optin) == 3);
-  CHECK(persistentStages(twin, 32768, 2, 160 * 1024) == 2);  // a smaller SMEM: two stages
-  CHECK(persistentStages(twin, 32768, 2, 100 * 1024) == 0);  // not even two
-  for (auto [N, P] : {std::pair{32768LL, 2}, {65536LL, 4}, {131072LL, 8}, {262144LL, 16}, {20000LL, 2}}) {
-    INFO("N " << N << " P " << P);
-    CHECK(usePersistent(twin, 2, 256, N, P, optin));
-  }
-  CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 2, optin));   // slice 8192: the 256-thread sweeps hold it
-  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 8, optin));   // the same
-  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 2, optin));   // slice 32768: beyond the twin's sweeps
-  CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 1, optin));   // no cluster (the staged launcher)
-  CHECK_FALSE(usePersistent(twin, 0, 256, 65536, 4, optin));   // nothing to hoist
-  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 4, 100 * 1024));  // the ring does not fit
-  CHECK_FALSE(usePersistent(twin, 2, 512, 65536, 4, optin));   // a 512-thread file has no twin
+  // Slices of 16384 f32: three 64 KiB units fit 227 KiB (three rows ahead at most for one array).
+  CHECK(persistentMinUnits(twin) == 2);
+  CHECK(persistentUnits(twin, 262144, 16, optin) == 3);
+  CHECK(persistentUnits(twin, 32768, 2, optin) == 3);
+  CHECK(persistentUnits(twin, 32768, 2, 160 * 1024) == 2);  // a smaller SMEM: two units
+  CHECK(persistentUnits(twin, 32768, 2, 100 * 1024) == 0);  // not even two
+  CHECK(persistentUnits(twin, 8192, 2, optin) == 3);        // small slices: still at most three rows' worth
+  // Two kept arrays (pearson_bwd's twin): the units need not be a multiple of two.
+  const WorkloadGeometry two{8, 2, 3, 5, 512, 0};
+  CHECK(persistentMinUnits(two) == 3);
+  CHECK(persistentUnits(two, 262144, 16, optin) == 3);       // 3 x 64 KiB: the next row's first array
+  CHECK(persistentUnits(two, 262144, 16, 130 * 1024) == 0);  // one row only: nothing in flight
+  CHECK(persistentUnits(two, 131072, 16, optin) == 6);       // 6 x 32 KiB: three rows
+  CHECK(persistentUnits(two, 131072, 16, 5 * 32768 + 1024) == 5);
+  for (const WorkloadGeometry& g : {twin, two})
+    for (auto [N, P] : {std::pair{32768LL, 2}, {65536LL, 4}, {131072LL, 8}, {262144LL, 16}, {20000LL, 2}}) {
+      INFO("kept arrays " << numKeptArrays(g) << " N " << N << " P " << P);
+      CHECK(usePersistent(g, 256, N, P, optin));
+      // Whatever the rule picks fits.
+      CHECK(persistentSmemBytes(g, N, P, persistentUnits(g, N, P, optin)) <= optin);
+    }
+  CHECK_FALSE(usePersistent(twin, 256, 16384, 2, optin));   // slice 8192: the 256-thread sweeps hold it
+  CHECK_FALSE(usePersistent(twin, 256, 65536, 8, optin));   // the same
+  CHECK_FALSE(usePersistent(twin, 256, 65536, 2, optin));   // slice 32768: beyond the twin's sweeps
+  CHECK_FALSE(usePersistent(twin, 256, 16384, 1, optin));   // no cluster (the staged launcher)
+  CHECK_FALSE(usePersistent(twin, 256, 65536, 4, 100 * 1024));  // the ring does not fit
+  CHECK_FALSE(usePersistent(two, 256, 65536, 4, 130 * 1024));   // the same, two arrays
+  CHECK_FALSE(usePersistent(twin, 512, 65536, 4, optin));   // a 512-thread file has no twin
   WorkloadGeometry nothingKept = twin;
   nothingKept.keepBytesPerElem = 0;
-  CHECK_FALSE(usePersistent(nothingKept, 2, 256, 65536, 4, optin));
+  CHECK_FALSE(usePersistent(nothingKept, 256, 65536, 4, optin));
+  CHECK(persistentUnits(nothingKept, 65536, 4, optin) == 0);
 }

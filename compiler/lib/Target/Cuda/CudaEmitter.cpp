@@ -145,6 +145,7 @@ struct InputInfo {
   std::string bulk;  // constexpr bool of the body: ... and fills it with bulk copies
   std::string vec;   // the VEC loaded elements
   int keptIndex = -1; // its SMEM array (and bulk-load mbarriers): the partial form's dropped input is last
+  int ringIndex = -1; // the persistent form's copy order: its place among the kept inputs by first read
   int firstPass = -1;
   llvm::SmallVector<int> passes; // passes reading it (row and broadcast inputs)
   bool onlyH = false;  // a streamed row input or broadcast vector that only h reads
@@ -329,9 +330,7 @@ private:
     return n;
   }
   /// The persistent form is generated (credit::usePersistent can hold).
-  bool persistentForm() const {
-    return numHoisted() > 0 && !traffic.kept.empty() && registerForms() && wideCtaThreads() > 0;
-  }
+  bool persistentForm() const { return !traffic.kept.empty() && registerForms() && wideCtaThreads() > 0; }
   /// The generated text (emitCuda's buffer): emitBody indents the row loop's body.
   std::string *text = nullptr;
 public:
@@ -1030,7 +1029,7 @@ void KernelEmitter::emitMetadata() {
 #define CREDIT_UNROLL_VEC1 8
 #endif
 // The persistent form reads its kept slices from SMEM only (the next rows' bulk
-// copies are in flight meanwhile) and holds the hoisted inputs in registers: a
+// copies are in flight meanwhile) and holds its hoisted inputs in registers: a
 // shallower batch keeps it within the 512-thread twin's 128 registers (ptxas,
 // layernorm: 4 spills 88 bytes, 2 none).
 #ifndef CREDIT_UNROLL_PERSISTENT
@@ -1148,7 +1147,7 @@ CREDIT_HD constexpr long long smem_bytes_wide_cta(long long N, int P, credit::Pr
 CREDIT_HD constexpr long long smem_bytes_partial(long long N, int P, credit::Protocol protocol) {
   return credit::smemBytes(geometry_partial, N, P, protocol);
 }
-// The persistent form (the wide-CTA twin's threads, `ring` stages): credit::smemLayoutPersistent.
+// The persistent form (the wide-CTA twin's threads, `ring` slice buffers): credit::smemLayoutPersistent.
 CREDIT_HD constexpr long long smem_bytes_persistent(long long N, int P, int ring) {
   return credit::persistentSmemBytes(geometry_wide_cta, N, P, ring);
 }
@@ -1190,8 +1189,9 @@ enum : int {
                                  // every later pass reads from global memory again (L2)
   CLUSTER_PARTIAL_MBARRIER = 10, // the same, mbarrier protocol
   CLUSTER_PERSISTENT = 11,       // CLUSTER_MBARRIER over many rows per cluster: a grid of the resident
-                                 // clusters, the hoisted inputs in registers, the kept slices through a
-                                 // ring of `ring` bulk-copy stages (credit::usePersistent)
+                                 // clusters, the kept slices through a ring of `ring` slice buffers
+                                 // filled by bulk copies, broadcast inputs only h reads in registers
+                                 // (credit::usePersistent)
 };
 
 // Launcher status codes: 0 ok; 1..99 credit::LaunchStatus (LaunchCheck.h);
@@ -1303,16 +1303,16 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   if (!landing.empty()) {
     lim = "cend";
     os << c1 << "// kChunked: chunk c of the slice once its bulk copies have landed (one sweep otherwise;\n"
-       << c1 << "// the persistent form waits for the whole slice in its ring stage).\n";
+       << c1 << "// the persistent form waits for the whole slice in its ring unit).\n";
     os << c1 << "for (int c = 0; c < (kChunked ? credit::kLoadChunks : 1); ++c) {\n";
     os << c2 << "const unsigned cbeg = kChunked ? (c * chunk < len ? c * chunk : len) : 0u;\n";
     os << c2 << "const unsigned cend = kChunked ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
     os << c2 << "if constexpr (kBulk) {\n";
     for (InputInfo *in : landing)
       os << c2 << "  " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
-         << "credit_mbar_wait(credit_smem_addr(load_bars + (kPersistent ? ring_stage * credit::numKeptArrays(geometry) + "
-         << in->keptIndex << " : " << in->keptIndex << " * credit::kLoadChunks + c)), ring_phase);  // " << in->src
-         << "[chunk c] has landed\n";
+         << "credit_mbar_wait(credit_smem_addr(load_bars + (kPersistent ? ring_unit(ring_copy + " << in->ringIndex
+         << ") : " << in->keptIndex << " * credit::kLoadChunks + c)), kPersistent ? ring_parity(ring_copy + "
+         << in->ringIndex << ") : 0u);  // " << in->src << "[chunk c] has landed\n";
     os << c2 << "}\n";
     loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
   } else {
@@ -1625,9 +1625,9 @@ void KernelEmitter::emitBody() {
   os << "    long long M, int N, int P, int ring) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
   static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PERSISTENT, "MODE");
-  // CLUSTER_PERSISTENT: many rows per cluster, `ring` bulk-copy stages (0 elsewhere).
+  // CLUSTER_PERSISTENT: many rows per cluster, a ring of `ring` slice buffers (0 elsewhere).
   constexpr bool kPersistent = MODE == CLUSTER_PERSISTENT;
-  static_assert(!kPersistent || (VEC == 4 && THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads && )cuda" << ns << R"cuda(::numHoistedInputs > 0 && )cuda" << ns << R"cuda(::numKept > 0),
+  static_assert(!kPersistent || (VEC == 4 && THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads && )cuda" << ns << R"cuda(::numKept > 0),
                 "no such form");
   // CLUSTER_PARTIAL_*: the partial-retention form (its own geometry_partial).
   constexpr bool kPartial = MODE == CLUSTER_PARTIAL_SYNC || MODE == CLUSTER_PARTIAL_MBARRIER;
@@ -1703,7 +1703,7 @@ void KernelEmitter::emitBody() {
 
   // Dynamic SMEM, exactly credit::smemLayout(geometry, N, P, protocol): scratch
   // first, then one slice-long array per kept input (REREAD: scratch only); the
-  // persistent form: credit::smemLayoutPersistent, `ring` such sets.
+  // persistent form: credit::smemLayoutPersistent, `ring` slice-long units.
   const credit::SmemLayout layout = kPersistent ? credit::smemLayoutPersistent(geometry, N, P, ring)
                                                 : credit::smemLayout(geometry, N, P, kProtocol);
   unsigned char* const smem = credit_dynamic_smem();
@@ -1711,7 +1711,7 @@ void KernelEmitter::emitBody() {
   float* const cta_partial = reinterpret_cast<float*>(smem + layout.ctaPartialOffset);      // [qMax]
   float* const slots = reinterpret_cast<float*>(smem + layout.slotsOffset);  // sync: [P][q_l]; mbarrier: per stage
   uint64_t* const bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);  // mbarrier: L of them
-  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [kept array][kLoadChunks]; persistent: [ring stage][kept array]
+  uint64_t* const load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);  // [kept array][kLoadChunks]; persistent: [ring unit]
   const unsigned chunk = static_cast<unsigned>(credit::loadChunkElems(len, kThreads));  // bulk-load chunk
   (void)bars;
   (void)slots;
@@ -1785,35 +1785,43 @@ void KernelEmitter::emitBody() {
   llvm::stable_sort(keptByFirstRead, [](InputInfo *a, InputInfo *b) { return a->firstPass < b->firstPass; });
   if (!traffic.kept.empty()) {
     os << "  // Bulk loads (kBulk): thread 0 initialises one mbarrier per kept input and chunk\n"
-          "  // (persistent form: per ring stage and kept input) before any copy signals one.\n";
+          "  // (persistent form: one per ring unit) before any copy signals one.\n";
     os << "  if constexpr (kBulk) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (int k = 0; k < credit::numKeptArrays(geometry) * (kPersistent ? ring : credit::kLoadChunks); ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
+    os << "      for (int k = 0; k < (kPersistent ? ring : credit::numKeptArrays(geometry) * credit::kLoadChunks); ++k) credit_mbar_init(credit_smem_addr(load_bars + k), 1);  // 1 arrival: the expect_tx\n";
     os << "      credit_fence_mbarrier_init_cluster();  // the inits, visible to the async proxy\n";
     os << "    }\n";
     os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
     os << "  }\n";
-    // The persistent form's ring.
-    os << "  // Persistent form: thread 0 copies the kept slices of the cluster's row `r` into\n"
-          "  // ring stage `s`, one copy per kept input, completing on that stage's mbarriers.\n";
-    os << "  auto ring_load = [&](int s, long long r) {\n";
-    os << "    unsigned char* const stage_base = smem + layout.keepOffset + s * layout.keepBytes;\n";
+    // The persistent form's ring, counted in slices (credit::smemLayoutPersistent).
+    for (auto [i, in] : llvm::enumerate(keptByFirstRead))
+      in->ringIndex = static_cast<int>(i);
+    os << "  // Persistent form: the CTA's kept-slice copies are numbered j = 0, 1, ...: copy j is\n"
+          "  // kept input j % A (by first read) of its row j / A, into ring unit j % ring, and\n"
+          "  // completes phase (j / ring) % 2 of that unit's mbarrier. Thread 0 issues copy j + ring\n"
+          "  // once the row of copy j has finished with its unit.\n";
+    os << "  constexpr int kRingArrays = static_cast<int>(credit::numKeptArrays(geometry));  // A\n";
+    os << "  auto ring_unit = [&](long long j) { return static_cast<int>(j % ring); };\n";
+    os << "  auto ring_parity = [&](long long j) { return static_cast<uint32_t>((j / ring) & 1); };\n";
+    os << "  auto ring_load = [&](long long j) {\n";
+    os << "    const long long r = row_first + (j / kRingArrays) * clusters;\n";
+    os << "    const uint32_t bar = credit_smem_addr(load_bars + ring_unit(j));\n";
+    os << "    const uint32_t dst = credit_smem_addr(smem + layout.keepOffset + ring_unit(j) * layout.keepBytes);\n";
+    os << "    credit_mbar_arrive_expect_tx(bar, len * 4);  // an empty slice completes at once\n";
+    os << "    if (len > 0) {\n";
+    os << "      switch (static_cast<int>(j % kRingArrays)) {\n";
     for (InputInfo *in : keptByFirstRead) {
       std::string rowOff = in->op.isRow() ? "r * N + " : "";
-      os << "    {  // " << in->src << "\n";
-      os << "      const uint32_t bar = credit_smem_addr(load_bars + s * credit::numKeptArrays(geometry) + "
-         << in->keptIndex << ");\n";
-      os << "      credit_mbar_arrive_expect_tx(bar, len * 4);  // an empty slice completes at once\n";
-      os << "      if (len > 0) credit_bulk_load(credit_smem_addr(reinterpret_cast<float*>(stage_base) + "
-         << (in->keptIndex == 0 ? std::string("0") : formatv("{0} * slice", in->keptIndex).str()) << "), "
-         << in->gmem << " + " << rowOff << "begin, len * 4, bar);\n";
-      os << "    }\n";
+      os << "        case " << in->ringIndex << ": credit_bulk_load(dst, " << in->gmem << " + " << rowOff
+         << "begin, len * 4, bar); break;  // " << in->src << "\n";
     }
+    os << "      }\n";
+    os << "    }\n";
     os << "  };\n";
-    os << "  (void)ring_load;\n";
+    os << "  (void)ring_unit;\n  (void)ring_parity;\n  (void)ring_load;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0)\n";
-    os << "      for (int s = 0; s < ring && s < rows; ++s) ring_load(s, row_first + s * clusters);  // the first rows\n";
+    os << "      for (long long j = 0; j < ring && j / kRingArrays < rows; ++j) ring_load(j);  // the first rows\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
       emitSweepLoads([&] {
@@ -1832,16 +1840,19 @@ void KernelEmitter::emitBody() {
   os.flush();
   const size_t loopBodyStart = text ? text->size() : 0;
   os << "  const long long row = row_first + k * clusters;\n";
-  os << "  // Persistent form: this row's ring stage and the parity of its use of it.\n";
-  os << "  const int ring_stage = kPersistent ? static_cast<int>(k % ring) : 0;\n";
-  os << "  const uint32_t ring_phase = kPersistent ? static_cast<uint32_t>((k / ring) & 1) : 0u;\n";
-  os << "  (void)ring_stage;\n  (void)ring_phase;\n";
+  if (!traffic.kept.empty()) {
+    os << "  // Persistent form: the copy of this row's first kept input (ring_load above).\n";
+    os << "  const long long ring_copy = k * kRingArrays;\n";
+    os << "  (void)ring_copy;\n";
+  }
   for (cr::InputOp k : traffic.kept) {
     InputInfo *in = inputOf.lookup(k);
-    os << "  float* const " << in->smem << " = " << in->keep
-       << " ? reinterpret_cast<float*>(smem + layout.keepOffset + ring_stage * layout.keepBytes)"
+    os << "  float* const " << in->smem << " = !" << in->keep << " ? nullptr\n"
+       << "      : kPersistent ? reinterpret_cast<float*>(smem + layout.keepOffset + ring_unit(ring_copy + "
+       << in->ringIndex << ") * layout.keepBytes)\n"
+       << "      : reinterpret_cast<float*>(smem + layout.keepOffset)"
        << (in->keptIndex == 0 ? std::string() : formatv(" + {0} * slice", in->keptIndex).str())
-       << " : nullptr;  // retained slice of " << in->src << " [slice]\n";
+       << ";  // retained slice of " << in->src << " [slice]\n";
   }
   // Global pointers of this CTA's slice (never formed in the control kernels,
   // whose pointers are null).
@@ -1954,10 +1965,11 @@ void KernelEmitter::emitBody() {
   os << ";\n  }\n";
   if (!traffic.kept.empty()) {
     os << "  if constexpr (kPersistent) {\n";
-    os << "    __syncthreads();  // every thread has read this ring stage (h is the last pass)\n";
-    os << "    if (tid == 0 && k + ring < rows) {  // the row `ring` ahead into the freed stage\n";
-    os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copy's writes (async proxy)\n";
-    os << "      ring_load(ring_stage, row_first + (k + ring) * clusters);\n";
+    os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
+    os << "    if (tid == 0 && (ring_copy + ring) / kRingArrays < rows) {  // copies `ring` ahead into the freed units\n";
+    os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
+    os << "      for (long long j = ring_copy + ring; j < ring_copy + ring + kRingArrays && j / kRingArrays < rows; ++j)\n";
+    os << "        ring_load(j);\n";
     os << "    }\n";
     os << "  }\n";
   }
@@ -2031,8 +2043,9 @@ void KernelEmitter::emitKernels() {
     }
     if (persistentForm()) {
       os << "// The persistent form (credit::usePersistent): a grid of the resident clusters of P CTAs, each\n"
-            "// walking rows; the broadcast inputs only h reads in registers (loaded once), the kept slices\n"
-            "// through `ring` bulk-copy stages. kWideCtaThreads threads, float4, mbarrier protocol.\n";
+            "// walking rows; the kept slices through a ring of `ring` slice buffers filled by bulk copies,\n"
+            "// broadcast inputs only h reads in registers (loaded once). kWideCtaThreads threads, float4,\n"
+            "// mbarrier protocol.\n";
       os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
          << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_v4"
          << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
@@ -2263,14 +2276,13 @@ inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
   return credit::useWideCta(kWideCtaThreads, smemBytes, wideSmemBytes, perSm, optin);
 }
 
-// The ring stages of the persistent form at (N, P) on this device: 0 where the
-// launcher does not run it (credit::usePersistent, credit::persistentStages).
-inline int persistent_stages(long long N, int P) {
-  if (numHoistedInputs == 0) return 0;
+// The ring units of the persistent form at (N, P) on this device: 0 where the
+// launcher does not run it (credit::usePersistent, credit::persistentUnits).
+inline int persistent_units(long long N, int P) {
   int perSm = 0, optin = 0;
   device_smem(perSm, optin);
-  return credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, optin)
-             ? credit::persistentStages(geometry_wide_cta, N, P, optin)
+  return credit::usePersistent(geometry_wide_cta, kThreads, N, P, optin)
+             ? credit::persistentUnits(geometry_wide_cta, N, P, optin)
              : 0;
 }
 
@@ -2329,10 +2341,10 @@ inline bool same(const char* a, const char* b) {
     os << "  const int Pc = P < 1 ? 1 : P;  // for the SMEM formula only; validateLaunch rejects bad P\n";
     if (persistentForm()) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
-      os << "  // The persistent form (mbarrier protocol, float4): the broadcast inputs only h reads loaded\n"
-            "  // once per CTA, the rows streamed through a ring of bulk copies (credit::usePersistent).\n";
+      os << "  // The persistent form (mbarrier protocol, float4): the rows streamed through a ring of\n"
+            "  // bulk copies, broadcast inputs only h reads loaded once per CTA (credit::usePersistent).\n";
       os << "  if (persistentOk && protocol == 1 && vec4) {  // credit::usePersistent checks P >= 2 first\n";
-      os << "    const int ring = persistent_stages(N, P);\n";
+      os << "    const int ring = persistent_units(N, P);\n";
       os << "    if (ring > 0) {\n";
       os << "      auto kernel = " << ns << "_cluster_persistent_v4" << t << ";\n";
       os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring), true, proto, ptrs, elemBytes, "
@@ -2340,7 +2352,7 @@ inline bool same(const char* a, const char* b) {
       os << "    }\n";
       os << "  }\n";
     } else {
-      os << "  (void)persistentOk;  // no persistent form: no broadcast input only h reads\n";
+      os << "  (void)persistentOk;  // no persistent form: no kept input, or no 512-thread twin\n";
     }
     if (registerForms()) {
       os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";

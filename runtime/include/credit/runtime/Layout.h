@@ -422,60 +422,60 @@ CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, l
          (isLegal(g, N, P, Protocol::Sync, smemOptin) || isLegal(g, N, P, Protocol::Mbarrier, smemOptin));
 }
 
-// The persistent form of the cluster kernels (CLUSTER_PERSISTENT; docs/codegen.md),
-// for workloads with broadcast inputs that only h reads (layernorm's gamma and
-// beta: `hoistedArrays`). The grid holds only the resident clusters; cluster c
-// takes rows c, c + G, c + 2G, ... Each CTA loads its slice of the hoisted
-// inputs ONCE, into registers (the 512-thread twin's fixed sweeps,
-// kRegsWideElemsPerThread per thread), and streams its kept inputs' slices
-// through a ring of `stages` bulk-copy buffers, so the next rows load while it
-// reduces and writes this one. The exchange slots and mbarriers are
-// double-buffered by row parity (mbarrier protocol only).
+// The persistent form of the cluster kernels (CLUSTER_PERSISTENT; docs/codegen.md).
+// The grid holds only the resident clusters; cluster c takes rows c, c + G,
+// c + 2G, ... Each CTA streams its kept inputs' slices through a ring of `units`
+// SMEM buffers of one slice each, so the next rows load while it reduces and
+// writes this one. Broadcast inputs that only h reads (layernorm's gamma and
+// beta) are loaded ONCE per CTA, into registers (the 512-thread twin's fixed
+// sweeps, kRegsWideElemsPerThread per thread). The exchange slots and mbarriers
+// are double-buffered by row parity (mbarrier protocol only).
+// The ring is counted in array slices, not rows: the CTA's j-th copy (its row
+// j / A, kept array j % A in first-read order, A = numKeptArrays) goes to unit
+// j % units, so `units` need not be a multiple of A. With A + 1 units (two kept
+// inputs at slices of 16384: 3 x 64 KiB) the next row's first array is in
+// flight during this row, its second is issued when this row frees its units.
 // Layout: the mbarrier scratch with two slot sets and 2L exchange mbarriers,
-// one load mbarrier per ring stage and kept array, then the ring; each stage is
-// sliceElems(N, P) * keepBytesPerElem bytes rounded up to kSliceAlign
-// (`keepBytes` is one stage here).
-CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long long N, int P, int stages) {
+// one load mbarrier per unit, then the units; each is sliceElems(N, P) * 4
+// bytes rounded up to kSliceAlign (`keepBytes` is one unit here).
+CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long long N, int P, int units) {
   SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0};
   const long long warps = ceilDiv(g.threads, kWarpSize);
   l.ctaPartialOffset = alignedRegion(warps * g.qMax * 4LL);
   l.slotsOffset = l.ctaPartialOffset + alignedRegion(g.qMax * 4LL);
   l.mbarOffset = l.slotsOffset + alignedRegion(2LL * P * g.qSum * 4LL);
   l.loadBarOffset = l.mbarOffset + alignedRegion(2LL * g.numStages * kMbarrierBytes);
-  l.keepOffset = roundUp(
-      l.loadBarOffset + alignedRegion((long long)stages * numKeptArrays(g) * kMbarrierBytes), (long long)kSliceAlign);
-  l.keepBytes = roundUp(sliceElems(N, P) * g.keepBytesPerElem, (long long)kSliceAlign);
-  l.totalBytes = l.keepOffset + stages * l.keepBytes;
+  l.keepOffset = roundUp(l.loadBarOffset + alignedRegion((long long)units * kMbarrierBytes), (long long)kSliceAlign);
+  l.keepBytes = roundUp(sliceElems(N, P) * 4LL, (long long)kSliceAlign);
+  l.totalBytes = l.keepOffset + units * l.keepBytes;
   return l;
 }
-CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long N, int P, int stages) {
-  return smemLayoutPersistent(g, N, P, stages).totalBytes;
+CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long N, int P, int units) {
+  return smemLayoutPersistent(g, N, P, units).totalBytes;
 }
-// Ring stages of the persistent form: as many as fit the opt-in limit, up to
-// kPersistentMaxStages; 0 where not even kPersistentMinStages fit. Measured on
-// the H200 (docs/results/persistent-broadcast/, layernorm, slices of 16384 at
-// 512 threads): three stages 94.1% of copy bandwidth at 262144 against 92.7%
-// for two, and within 0.5% of two elsewhere.
-constexpr int kPersistentMinStages = 2;
-constexpr int kPersistentMaxStages = 3;
-CREDIT_HD constexpr int persistentStages(WorkloadGeometry g, long long N, int P, long long smemOptin) {
-  for (int s = kPersistentMaxStages; s >= kPersistentMinStages; --s)
-    if (persistentSmemBytes(g, N, P, s) <= smemOptin) return s;
+// Ring units of the persistent form: as many as fit the opt-in limit, up to
+// kPersistentMaxRows rows' worth (kPersistentMaxRows * A); 0 where fewer than
+// A + 1 fit (no copy of a later row could be in flight). Measured on the H200
+// (docs/results/persistent-broadcast/, layernorm, slices of 16384 at 512
+// threads): three rows 94.1% of copy bandwidth at 262144 against 92.7% for two,
+// and within 0.5% of two elsewhere.
+constexpr int kPersistentMaxRows = 3;
+CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g) { return static_cast<int>(numKeptArrays(g)) + 1; }
+CREDIT_HD constexpr int persistentUnits(WorkloadGeometry g, long long N, int P, long long smemOptin) {
+  if (g.keepBytesPerElem <= 0) return 0;
+  for (int u = kPersistentMaxRows * static_cast<int>(numKeptArrays(g)); u >= persistentMinUnits(g); --u)
+    if (persistentSmemBytes(g, N, P, u) <= smemOptin) return u;
   return 0;
 }
 // Whether the generated cluster launcher (mbarrier protocol) runs the persistent
-// form: the file has it (hoisted inputs, kept inputs, a 512-thread twin with
-// register forms), P >= 2, the slice needs the twin's sweeps (more than
-// regsWideMaxN(threads), at most regsWideMaxN(2 threads) elements: the widths
-// measured) and the ring fits. `g` is the twin's geometry (geometry_wide_cta).
-// Measured on the H200 against the non-persistent form at the same P (layernorm,
-// M = 2048, docs/results/persistent-broadcast/): 0.875-0.98 of the time.
-CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, int narrowThreads, long long N, int P,
-                                       long long smemOptin) {
-  return hoistedArrays > 0 && g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) &&
-         wideCtaThreads(narrowThreads) == g.threads && g.threads > 0 && P >= 2 && N >= 1 &&
-         sliceElems(N, P) > regsWideMaxN(narrowThreads) && sliceElems(N, P) <= regsWideMaxN(g.threads) &&
-         persistentStages(g, N, P, smemOptin) >= kPersistentMinStages;
+// form: the file has it (kept inputs, a 512-thread twin with register forms),
+// P >= 2, the slice needs the twin's sweeps (more than regsWideMaxN(threads), at
+// most regsWideMaxN(2 threads) elements: the widths measured) and the ring
+// fits. `g` is the twin's geometry (geometry_wide_cta).
+CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int narrowThreads, long long N, int P, long long smemOptin) {
+  return g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) && wideCtaThreads(narrowThreads) == g.threads &&
+         g.threads > 0 && P >= 2 && N >= 1 && sliceElems(N, P) > regsWideMaxN(narrowThreads) &&
+         sliceElems(N, P) <= regsWideMaxN(g.threads) && persistentUnits(g, N, P, smemOptin) > 0;
 }
 
 // Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
