@@ -23,8 +23,11 @@
 // the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
 // at 32768 and P = 2, the partial-retention form and the persistent form as
 // "cluster" runs them -- every variant, for compute-sanitizer; and N = 32768,
-// M = 400 for the persistent form alone: several rows per cluster, the ring
-// stages and slot sets reused). Without a GPU every test case skips with a visible
+// M = 400 for "cluster" at P = 2 alone: where it runs the persistent form
+// (layernorm and the two-input workloads on the H200), several rows per
+// cluster, the ring units and slot sets reused; with two kept inputs the ring
+// holds three slices, so a row's two copies land in units of different
+// parity). Without a GPU every test case skips with a visible
 // warning.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
@@ -394,7 +397,7 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
             out.push_back({"cluster_full", P, protocol});
         }
         // The one-row-per-cluster form where "cluster" may run the persistent
-        // one (broadcast inputs only h reads; max_legal_n 0 otherwise).
+        // one (kept inputs and a 512-thread twin; max_legal_n 0 otherwise).
         if (protocol == 1 && N >= 16384 && w.maxLegalN("cluster_rowwise", P, protocol) >= N)
           out.push_back({"cluster_rowwise", P, protocol});
       }
@@ -429,7 +432,7 @@ void runWorkload(const Workload &w) {
     for (long long M : Ms)
       shapes.push_back({N, M});
   // tiny: the persistent form over several rows per cluster (more rows than
-  // the resident clusters of 2: the ring stages and slot sets are reused).
+  // the resident clusters of 2: the ring units and slot sets are reused).
   const long long kPersistentRows = 400;
   if (scope() == "tiny" && w.maxLegalN("cluster_rowwise", 2, 1) >= 32768)
     shapes.push_back({32768, kPersistentRows});

@@ -332,22 +332,33 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
   CHECK(persistentUnits(two, 262144, 16, 130 * 1024) == 0);  // one row only: nothing in flight
   CHECK(persistentUnits(two, 131072, 16, optin) == 6);       // 6 x 32 KiB: three rows
   CHECK(persistentUnits(two, 131072, 16, 5 * 32768 + 1024) == 5);
+  const long long perSm = 233472;  // H200
   for (const WorkloadGeometry& g : {twin, two})
     for (auto [N, P] : {std::pair{32768LL, 2}, {65536LL, 4}, {131072LL, 8}, {262144LL, 16}, {20000LL, 2}}) {
       INFO("kept arrays " << numKeptArrays(g) << " N " << N << " P " << P);
-      CHECK(usePersistent(g, 256, N, P, optin));
+      // layernorm (hoisted gamma and beta) at any footprint; two kept inputs where
+      // their 2 x 4 x slice bytes let one CTA per SM anyway (slices of 16384: 128 KiB).
+      CHECK(usePersistent(g, numKeptArrays(g) == 1 ? 2 : 0, 256, N, P, perSm, optin) ==
+            (numKeptArrays(g) == 1 || sliceElems(N, P) == 16384));
       // Whatever the rule picks fits.
       CHECK(persistentSmemBytes(g, N, P, persistentUnits(g, N, P, optin)) <= optin);
     }
-  CHECK_FALSE(usePersistent(twin, 256, 16384, 2, optin));   // slice 8192: the 256-thread sweeps hold it
-  CHECK_FALSE(usePersistent(twin, 256, 65536, 8, optin));   // the same
-  CHECK_FALSE(usePersistent(twin, 256, 65536, 2, optin));   // slice 32768: beyond the twin's sweeps
-  CHECK_FALSE(usePersistent(twin, 256, 16384, 1, optin));   // no cluster (the staged launcher)
-  CHECK_FALSE(usePersistent(twin, 256, 65536, 4, 100 * 1024));  // the ring does not fit
-  CHECK_FALSE(usePersistent(two, 256, 65536, 4, 130 * 1024));   // the same, two arrays
-  CHECK_FALSE(usePersistent(twin, 512, 65536, 4, optin));   // a 512-thread file has no twin
+  // One kept input, nothing to hoist (quant_int8): its one-row form fits three CTAs per SM.
+  CHECK_FALSE(usePersistent(twin, 0, 256, 262144, 16, perSm, optin));
+  CHECK(ctasPerSmBySmem(smemBytes(twin, 262144, 16, Protocol::Mbarrier), perSm) == 3);
+  // ... and on a device of one CTA per SM it would run: the condition is the footprint.
+  CHECK(usePersistent(twin, 0, 256, 262144, 16, 100 * 1024, optin));
+  CHECK_FALSE(usePersistent(twin, 0, 256, 262144, 16, 0, optin));  // SM size unknown: not without hoisting
+  CHECK(usePersistent(two, 0, 256, 262144, 16, perSm, optin));
+  CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 2, perSm, optin));   // slice 8192: the 256-thread sweeps hold it
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 8, perSm, optin));   // the same
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 2, perSm, optin));   // slice 32768: beyond the twin's sweeps
+  CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 1, perSm, optin));   // no cluster (the staged launcher)
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 4, perSm, 100 * 1024));  // the ring does not fit
+  CHECK_FALSE(usePersistent(two, 0, 256, 65536, 4, perSm, 130 * 1024));   // the same, two arrays
+  CHECK_FALSE(usePersistent(twin, 2, 512, 65536, 4, perSm, optin));   // a 512-thread file has no twin
   WorkloadGeometry nothingKept = twin;
   nothingKept.keepBytesPerElem = 0;
-  CHECK_FALSE(usePersistent(nothingKept, 256, 65536, 4, optin));
+  CHECK_FALSE(usePersistent(nothingKept, 2, 256, 65536, 4, perSm, optin));
   CHECK(persistentUnits(nothingKept, 65536, 4, optin) == 0);
 }
