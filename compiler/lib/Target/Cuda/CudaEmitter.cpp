@@ -1818,33 +1818,14 @@ void KernelEmitter::emitBody() {
     os << "      }\n";
     os << "    }\n";
     os << "  };\n";
-    os << "  // Where the ring holds less than two rows (ring < 2A), the copies of the next refill\n"
-          "  // have no unit yet: thread 0 prefetches their bytes into L2 a row early, so that the\n"
-          "  // copy, issued when this row frees its units, reads L2 instead of waiting on HBM.\n";
-    os << "  auto ring_prefetch = [&](long long j) {\n";
-    os << "    const long long r = row_first + (j / kRingArrays) * clusters;\n";
-    os << "    if (len > 0) {\n";
-    os << "      switch (static_cast<int>(j % kRingArrays)) {\n";
-    for (InputInfo *in : keptByFirstRead) {
-      std::string rowOff = in->op.isRow() ? "r * N + " : "";
-      os << "        case " << in->ringIndex << ": credit_bulk_prefetch_l2(" << in->gmem << " + " << rowOff
-         << "begin, len * 4); break;  // " << in->src << "\n";
-    }
-    os << "      }\n";
-    os << "    }\n";
-    os << "  };\n";
-    os << "  // The copies [j0, j0 + A) of one refill (the first rows' rows only), prefetched into L2 or loaded.\n";
-    os << "  auto ring_refill = [&](long long j0, bool load) {\n";
-    os << "    for (long long j = j0; j < j0 + kRingArrays && j / kRingArrays < rows; ++j) {\n";
-    os << "      if (load) ring_load(j);\n";
-    os << "      else if (ring < 2 * kRingArrays) ring_prefetch(j);\n";
-    os << "    }\n";
+    os << "  // The copies [j0, j0 + A) of one refill (of rows that exist).\n";
+    os << "  auto ring_refill = [&](long long j0) {\n";
+    os << "    for (long long j = j0; j < j0 + kRingArrays && j / kRingArrays < rows; ++j) ring_load(j);\n";
     os << "  };\n";
     os << "  (void)ring_unit;\n  (void)ring_parity;\n  (void)ring_load;\n  (void)ring_refill;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0) {\n";
     os << "      for (long long j = 0; j < ring && j / kRingArrays < rows; ++j) ring_load(j);  // the first rows\n";
-    os << "      ring_refill(ring, false);  // the first refill's copies, into L2\n";
     os << "    }\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
@@ -1992,8 +1973,7 @@ void KernelEmitter::emitBody() {
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
     os << "    if (tid == 0 && (ring_copy + ring) / kRingArrays < rows) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
-    os << "      ring_refill(ring_copy + ring, true);\n";
-    os << "      ring_refill(ring_copy + ring + kRingArrays, false);  // the next refill's, into L2\n";
+    os << "      ring_refill(ring_copy + ring);\n";
     os << "    }\n";
     os << "  }\n";
   }
