@@ -2,6 +2,9 @@
 // layout and Eq. (3) legality, the target table.
 #include "credit/runtime/Layout.h"
 
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 using namespace credit;
@@ -361,4 +364,65 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
   nothingKept.keepBytesPerElem = 0;
   CHECK_FALSE(usePersistent(nothingKept, 2, 256, 65536, 4, perSm, optin));
   CHECK(persistentUnits(nothingKept, 65536, 4, optin) == 0);
+}
+
+namespace {
+/// The persistent form's ring protocol as the generated kernel runs it (one
+/// CTA, `rows` rows, `arrays` kept inputs, `units` units), with the ring's
+/// arithmetic from Layout.h. Returns "" when every invariant holds, else the
+/// first violation: a copy issued into a unit another row still uses, a row
+/// reading a slice that was not copied (not yet issued, or overwritten), or a
+/// wait on a phase other than the one its copy completes.
+std::string simulateRing(int arrays, int units, long long rows) {
+  std::vector<long long> owner(units, -1);  // the copy a unit holds (-1: free)
+  std::vector<long long> fills(units, 0);   // completed phases of its mbarrier
+  std::vector<unsigned> copyPhase;          // the phase each copy completes
+  auto issue = [&](long long j) -> std::string {
+    const int u = ringUnit(j, units);
+    if (owner[u] >= 0) return "copy " + std::to_string(j) + " into unit " + std::to_string(u) + " in use";
+    owner[u] = j;
+    copyPhase.resize(j + 1);
+    copyPhase[j] = static_cast<unsigned>(fills[u]++ & 1);
+    return "";
+  };
+  // Prologue: copies 0 .. units - 1 of rows that exist.
+  for (long long j = 0; j < units && ringRow(j, arrays) < rows; ++j)
+    if (std::string e = issue(j); !e.empty()) return e;
+  for (long long k = 0; k < rows; ++k) {
+    const long long first = k * arrays;  // ring_copy
+    for (int a = 0; a < arrays; ++a) {   // every pass waits on and reads its inputs' units
+      const long long j = first + a;
+      if (ringArray(j, arrays) != a || ringRow(j, arrays) != k) return "copy numbering";
+      const int u = ringUnit(j, units);
+      if (owner[u] != j) return "row " + std::to_string(k) + " reads unit " + std::to_string(u) + " without its copy";
+      if (ringParity(j, units) != copyPhase[j]) return "row " + std::to_string(k) + " waits on the wrong phase";
+    }
+    for (int a = 0; a < arrays; ++a) owner[ringUnit(first + a, units)] = -1;  // after h: the row's units are free
+    if (ringRow(first + units, arrays) < rows)
+      for (long long j = first + units; j < first + units + arrays && ringRow(j, arrays) < rows; ++j)
+        if (std::string e = issue(j); !e.empty()) return e;
+  }
+  if (static_cast<long long>(copyPhase.size()) != rows * arrays) return "not every copy was issued";
+  return "";
+}
+}  // namespace
+
+TEST_CASE("The persistent ring protocol: every copy lands in a free unit before its row waits on it",
+          "[layout][persistent]") {
+  for (int arrays = 1; arrays <= 4; ++arrays)
+    for (int units = arrays; units <= kPersistentMaxRows * arrays; ++units)
+      for (long long rows = 1; rows <= 13; ++rows) {
+        INFO("arrays " << arrays << " units " << units << " rows " << rows);
+        CHECK(simulateRing(arrays, units, rows) == "");
+      }
+  // The checker catches a ring too small for one row: the row's last copy is never issued.
+  CHECK(simulateRing(2, 1, 3) != "");
+  CHECK(simulateRing(3, 2, 1) != "");
+  // persistentUnits never returns fewer than arrays + 1 (at least one copy ahead).
+  const WorkloadGeometry two{8, 2, 3, 5, 512, 0};
+  for (long long N : {20000LL, 32768LL, 131072LL, 262144LL})
+    for (int P : {2, 4, 8, 16}) {
+      const int u = persistentUnits(two, N, P, 232448);
+      CHECK((u == 0 || u >= persistentMinUnits(two)));
+    }
 }

@@ -1801,15 +1801,15 @@ void KernelEmitter::emitBody() {
           "  // completes phase (j / ring) % 2 of that unit's mbarrier. Thread 0 issues copy j + ring\n"
           "  // once the row of copy j has finished with its unit.\n";
     os << "  constexpr int kRingArrays = static_cast<int>(credit::numKeptArrays(geometry));  // A\n";
-    os << "  auto ring_unit = [&](long long j) { return static_cast<int>(j % ring); };\n";
-    os << "  auto ring_parity = [&](long long j) { return static_cast<uint32_t>((j / ring) & 1); };\n";
+    os << "  auto ring_unit = [&](long long j) { return credit::ringUnit(j, ring); };\n";
+    os << "  auto ring_parity = [&](long long j) { return static_cast<uint32_t>(credit::ringParity(j, ring)); };\n";
     os << "  auto ring_load = [&](long long j) {\n";
-    os << "    const long long r = row_first + (j / kRingArrays) * clusters;\n";
+    os << "    const long long r = row_first + credit::ringRow(j, kRingArrays) * clusters;\n";
     os << "    const uint32_t bar = credit_smem_addr(load_bars + ring_unit(j));\n";
     os << "    const uint32_t dst = credit_smem_addr(smem + layout.keepOffset + ring_unit(j) * layout.keepBytes);\n";
     os << "    credit_mbar_arrive_expect_tx(bar, len * 4);  // an empty slice completes at once\n";
     os << "    if (len > 0) {\n";
-    os << "      switch (static_cast<int>(j % kRingArrays)) {\n";
+    os << "      switch (credit::ringArray(j, kRingArrays)) {\n";
     for (InputInfo *in : keptByFirstRead) {
       std::string rowOff = in->op.isRow() ? "r * N + " : "";
       os << "        case " << in->ringIndex << ": credit_bulk_load(dst, " << in->gmem << " + " << rowOff
@@ -1820,12 +1820,12 @@ void KernelEmitter::emitBody() {
     os << "  };\n";
     os << "  // The copies [j0, j0 + A) of one refill (of rows that exist).\n";
     os << "  auto ring_refill = [&](long long j0) {\n";
-    os << "    for (long long j = j0; j < j0 + kRingArrays && j / kRingArrays < rows; ++j) ring_load(j);\n";
+    os << "    for (long long j = j0; j < j0 + kRingArrays && credit::ringRow(j, kRingArrays) < rows; ++j) ring_load(j);\n";
     os << "  };\n";
     os << "  (void)ring_unit;\n  (void)ring_parity;\n  (void)ring_load;\n  (void)ring_refill;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (long long j = 0; j < ring && j / kRingArrays < rows; ++j) ring_load(j);  // the first rows\n";
+    os << "      for (long long j = 0; j < ring && credit::ringRow(j, kRingArrays) < rows; ++j) ring_load(j);  // the first rows\n";
     os << "    }\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
@@ -1971,7 +1971,7 @@ void KernelEmitter::emitBody() {
   if (!traffic.kept.empty()) {
     os << "  if constexpr (kPersistent) {\n";
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
-    os << "    if (tid == 0 && (ring_copy + ring) / kRingArrays < rows) {  // copies `ring` ahead into the freed units\n";
+    os << "    if (tid == 0 && credit::ringRow(ring_copy + ring, kRingArrays) < rows) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
     os << "      ring_refill(ring_copy + ring);\n";
     os << "    }\n";

@@ -453,6 +453,17 @@ CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long lon
 CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long N, int P, int units) {
   return smemLayoutPersistent(g, N, P, units).totalBytes;
 }
+// The ring's arithmetic, one definition for the generated kernels and the
+// tests: copy j (of `arrays` kept inputs) is kept input j % arrays (first-read
+// order) of the CTA's row j / arrays, goes to unit j % units and completes phase (j / units) % 2 of that unit's
+// mbarrier. Thread 0 issues copies 0 .. units - 1 first and, when row k ends,
+// copies k*arrays + units ... + arrays - 1, which reuse exactly row k's units;
+// with units >= arrays every copy is issued before its row waits for it
+// (LayoutTests simulates the protocol).
+CREDIT_HD constexpr long long ringRow(long long j, int arrays) { return j / arrays; }
+CREDIT_HD constexpr int ringArray(long long j, int arrays) { return static_cast<int>(j % arrays); }
+CREDIT_HD constexpr int ringUnit(long long j, int units) { return static_cast<int>(j % units); }
+CREDIT_HD constexpr unsigned ringParity(long long j, int units) { return static_cast<unsigned>((j / units) & 1); }
 // Ring units of the persistent form: as many as fit the opt-in limit, up to
 // kPersistentMaxRows rows' worth (kPersistentMaxRows * A); 0 where fewer than
 // A + 1 fit (no copy of a later row could be in flight). Measured on the H200
