@@ -455,11 +455,11 @@ CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long 
 }
 // The ring's arithmetic, one definition for the generated kernels and the
 // tests: copy j (of `arrays` kept inputs) is kept input j % arrays (first-read
-// order) of the CTA's row j / arrays, goes to unit j % units and completes phase (j / units) % 2 of that unit's
-// mbarrier. Thread 0 issues copies 0 .. units - 1 first and, when row k ends,
-// copies k*arrays + units ... + arrays - 1, which reuse exactly row k's units;
-// with units >= arrays every copy is issued before its row waits for it
-// (LayoutTests simulates the protocol).
+// order) of the CTA's row j / arrays, goes to unit j % units and completes
+// phase (j / units) % 2 of that unit's mbarrier. Thread 0 issues copies
+// 0 .. units - 1 first and, when row k ends, copies k*arrays + units ...
+// + arrays - 1, which reuse exactly row k's units; with units >= arrays every
+// copy is issued before its row waits for it (LayoutTests simulates it).
 CREDIT_HD constexpr long long ringRow(long long j, int arrays) { return j / arrays; }
 CREDIT_HD constexpr int ringArray(long long j, int arrays) { return static_cast<int>(j % arrays); }
 CREDIT_HD constexpr int ringUnit(long long j, int units) { return static_cast<int>(j % units); }
