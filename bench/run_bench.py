@@ -126,8 +126,7 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial", "cluster_rowwise",
-                   "cluster_persistent"):
+    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial", "cluster_rowwise"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     return "staged" if variant == "staged_smem" else variant
 
