@@ -126,7 +126,8 @@ class CreditKernels:
 
 
 def label(variant, P, protocol):
-    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial", "cluster_rowwise"):
+    if variant in ("cluster", "cluster_regs", "cluster_full", "cluster_partial", "cluster_rowwise",
+                   "cluster_persistent"):
         return f"cluster_{'mbarrier' if protocol else 'sync'}_P{P}"
     return "staged" if variant == "staged_smem" else variant
 

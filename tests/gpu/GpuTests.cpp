@@ -16,15 +16,17 @@
 // row in SMEM where the staged launcher uses registers), "cluster_regs"
 // (the slice in registers, where it fits), "cluster_partial" (one kept input
 // re-read from global memory, at every shape) and "cluster_full" (every kept
-// input in SMEM, where "cluster" runs the partial form) and "cluster_rowwise"
-// (one row per cluster, where "cluster" runs the persistent form).
+// input in SMEM, where "cluster" runs the partial form), "cluster_rowwise"
+// (one row per cluster, where "cluster" runs the persistent form) and
+// "cluster_persistent" (the persistent form wherever it can run, also where the
+// launcher prefers one row per cluster).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
 // 4099, 8192, 12289, 16384, 32767 and 32768 -- the float4 path with bulk copies in
 // the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
 // at 32768 and P = 2, the partial-retention form and the persistent form as
 // "cluster" runs them -- every variant, for compute-sanitizer; and N = 32768,
-// M = 400 for "cluster" at P = 2 alone: where it runs the persistent form
-// (layernorm and the two-input workloads on the H200), several rows per
+// M = 400 for "cluster" and "cluster_persistent" at P = 2 alone: the persistent
+// form (for "cluster": layernorm and the two-input workloads on the H200), several rows per
 // cluster, the ring units and slot sets reused; with two kept inputs the ring
 // holds three slices, so a row's two copies land in units of different
 // parity). Without a GPU every test case skips with a visible
@@ -164,14 +166,15 @@ std::string scope() {
 
 struct Config {
   // cluster, staged, reread; cluster_regs, cluster_full, cluster_partial,
-  // cluster_rowwise, staged_smem (the forms the launchers do not run, or not at every shape);
+  // cluster_rowwise, cluster_persistent, staged_smem (the forms the launchers do not run, or not
+  // at every shape);
   // auto: the model-driven dispatch (_launch_auto)
   std::string variant;
   int P;
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
     if (variant == "cluster" || variant == "cluster_regs" || variant == "cluster_full" ||
-        variant == "cluster_partial" || variant == "cluster_rowwise")
+        variant == "cluster_partial" || variant == "cluster_rowwise" || variant == "cluster_persistent")
       return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
@@ -400,6 +403,10 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
         // one (kept inputs and a 512-thread twin; max_legal_n 0 otherwise).
         if (protocol == 1 && N >= 16384 && w.maxLegalN("cluster_rowwise", P, protocol) >= N)
           out.push_back({"cluster_rowwise", P, protocol});
+        // The persistent form wherever it can run, also where the launcher's rule prefers
+        // one row per cluster (quant_int8 on the H200): the same file's kernel, run.
+        if (protocol == 1 && N >= 16384 && w.maxLegalN("cluster_persistent", P, protocol) >= N)
+          out.push_back({"cluster_persistent", P, protocol});
       }
   return out;
 }
@@ -441,7 +448,7 @@ void runWorkload(const Workload &w) {
   for (auto [N, M] : shapes) {
     std::vector<Config> configs = configsFor(w, N);
     if (scope() == "tiny" && M == kPersistentRows)
-      configs = {{"cluster", 2, 1}};
+      configs = {{"cluster", 2, 1}, {"cluster_persistent", 2, 1}};
     uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
     INFO("seed " << seed);
     Problem problem(w, M, N, seed);

@@ -348,6 +348,8 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
     }
   // One kept input, nothing to hoist (quant_int8): its one-row form fits three CTAs per SM.
   CHECK_FALSE(usePersistent(twin, 0, 256, 262144, 16, perSm, optin));
+  CHECK(persistentFits(twin, 256, 262144, 16, optin));  // "cluster_persistent" still runs it there
+  CHECK_FALSE(persistentFits(twin, 256, 16384, 2, optin));
   CHECK(ctasPerSmBySmem(smemBytes(twin, 262144, 16, Protocol::Mbarrier), perSm) == 3);
   // ... and on a device of one CTA per SM it would run: the condition is the footprint.
   CHECK(usePersistent(twin, 0, 256, 262144, 16, 100 * 1024, optin));

@@ -130,7 +130,7 @@ const char *const kInternalNames[] = {
     "kPartialDroppedReadLate",
     // the persistent form
     "CLUSTER_PERSISTENT", "kPersistent", "kSweeps", "kChunked", "numHoistedInputs", "smem_bytes_persistent",
-    "persistent", "persistentOk", "ring", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
+    "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
     "clusters", "stage_base", "resident"};
 
 struct InputInfo {
@@ -2281,13 +2281,14 @@ inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
 }
 
 // The ring units of the persistent form at (N, P) on this device: 0 where the
-// launcher does not run it (credit::usePersistent, credit::persistentUnits).
-inline int persistent_units(long long N, int P) {
+// launcher does not run it (credit::usePersistent; `whereFits`: wherever it can
+// run, credit::persistentFits), else credit::persistentUnits.
+inline int persistent_units(long long N, int P, bool whereFits) {
   int perSm = 0, optin = 0;
   device_smem(perSm, optin);
-  return credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, perSm, optin)
-             ? credit::persistentUnits(geometry_wide_cta, N, P, optin)
-             : 0;
+  const bool run = whereFits ? credit::persistentFits(geometry_wide_cta, kThreads, N, P, optin)
+                             : credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, perSm, optin);
+  return run ? credit::persistentUnits(geometry_wide_cta, N, P, optin) : 0;
 }
 
 // C-string equality (no <cstring> needed).
@@ -2338,7 +2339,7 @@ inline bool same(const char* a, const char* b) {
   if (wants(credit::Variant::Cluster)) {
     os << "inline int cluster(" << hostParams()
        << "long long M, long long N, int P, int protocol, cudaStream_t stream, bool regsOk, bool partialOk,\n"
-          "                   bool persistentOk) {\n";
+          "                   int persistentMode) {\n";
     os << "  if (protocol != 0 && protocol != 1) return kStatusBadProtocol;\n";
     pre(true);
     os << "  const credit::Protocol proto = protocol == 0 ? credit::Protocol::Sync : credit::Protocol::Mbarrier;\n";
@@ -2347,8 +2348,10 @@ inline bool same(const char* a, const char* b) {
       std::string t = formatv("_cta{0}", wideCtaThreads()).str();
       os << "  // The persistent form (mbarrier protocol, float4): the rows streamed through a ring of\n"
             "  // bulk copies, broadcast inputs only h reads loaded once per CTA (credit::usePersistent).\n";
-      os << "  if (persistentOk && protocol == 1 && vec4) {  // credit::usePersistent checks P >= 2 first\n";
-      os << "    const int ring = persistent_units(N, P);\n";
+      os << "  // persistentMode: 0 never, 1 where credit::usePersistent holds (the launch API), 2 wherever\n"
+            "  // it can run (the generic variant \"cluster_persistent\").\n";
+      os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
+      os << "    const int ring = persistent_units(N, P, persistentMode == 2);\n";
       os << "    if (ring > 0) {\n";
       os << "      auto kernel = " << ns << "_cluster_persistent_v4" << t << ";\n";
       os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring), true, proto, ptrs, elemBytes, "
@@ -2356,7 +2359,7 @@ inline bool same(const char* a, const char* b) {
       os << "    }\n";
       os << "  }\n";
     } else {
-      os << "  (void)persistentOk;  // no persistent form: no kept input, or no 512-thread twin\n";
+      os << "  (void)persistentMode;  // no persistent form: no kept input, or no 512-thread twin\n";
     }
     if (registerForms()) {
       os << "  if (regsOk && cluster_slice_fits_registers(N, Pc)) {  // the slice in registers, SMEM for the exchange only\n";
@@ -2484,7 +2487,7 @@ inline bool same(const char* a, const char* b) {
           "// Each CTA retains its slice in SMEM (Eq. 3).\n";
     os << prototype(Api::Cluster) << " {\n";
     os << "  return " << ns << "::host::cluster(" << argNames() << (argNames().empty() ? "" : ", ")
-       << "M, N, P, protocol, stream, false, true, true);\n";
+       << "M, N, P, protocol, stream, false, true, 1);\n";
     os << "}\n\n";
   }
   if (wants(credit::Variant::Staged)) {
@@ -2537,8 +2540,8 @@ inline bool same(const char* a, const char* b) {
       os << "  if (" << ns << "::host::same(variant, \"cluster_partial\")) return " << ns
          << "::max_legal_n(P, proto);\n";
     if (persistentForm() && wants(credit::Variant::Cluster))
-      os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\")) return " << ns
-         << "::max_legal_n(P, proto);\n";
+      os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\") || " << ns
+         << "::host::same(variant, \"cluster_persistent\")) return " << ns << "::max_legal_n(P, proto);\n";
     os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
        << "::host::same(variant, \"staged_smem\")) return " << ns
        << "::max_legal_n(1, credit::Protocol::Sync);\n";
@@ -2548,8 +2551,10 @@ inline bool same(const char* a, const char* b) {
           "// \"cluster_regs\": the slice in registers where it fits (else as \"cluster\"); \"cluster_full\":\n"
           "// every kept input retained (the wide-CTA twin where \"cluster\" runs the partial-retention\n"
           "// form); \"cluster_partial\" (two or more kept inputs): the partial-retention form at every\n"
-          "// legal shape; \"cluster_rowwise\" (broadcast inputs only h reads): one row per cluster, never\n"
-          "// the persistent form; \"staged_smem\": the row in SMEM at every N); args[i]\n"
+          "// legal shape; \"cluster_rowwise\" (files with the persistent form): one row per cluster,\n"
+          "// never the persistent form; \"cluster_persistent\": the persistent form wherever it can run\n"
+          "// (credit::persistentFits), also where the launcher prefers one row per cluster, else as\n"
+          "// \"cluster\"; \"staged_smem\": the row in SMEM at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
     os << prototype(Api::Generic) << " {\n";
@@ -2577,13 +2582,16 @@ inline bool same(const char* a, const char* b) {
     // run the faster one measured on the H200): for tests and benchmarks.
     if (wants(credit::Variant::Cluster) && registerForms())
       os << "  if (" << ns << "::host::same(variant, \"cluster_regs\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true, true, true);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, true, true, 1);\n";
     if (wants(credit::Variant::Cluster))
       os << "  if (" << ns << "::host::same(variant, \"cluster_full\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, false, true);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, false, 1);\n";
     if (wants(credit::Variant::Cluster) && persistentForm())
       os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\"))\n    return " << ns
-         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, false);\n";
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, 0);\n";
+    if (wants(credit::Variant::Cluster) && persistentForm())
+      os << "  if (" << ns << "::host::same(variant, \"cluster_persistent\"))\n    return " << ns
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, 2);\n";
     if (wants(credit::Variant::Cluster) && partialDropped)
       os << "  if (" << ns << "::host::same(variant, \"cluster_partial\"))\n    return " << ns
          << "::host::cluster_partial(" << castList << "M, N, P, protocol, stream);\n";

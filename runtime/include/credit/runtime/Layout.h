@@ -478,27 +478,33 @@ CREDIT_HD constexpr int persistentUnits(WorkloadGeometry g, long long N, int P, 
     if (persistentSmemBytes(g, N, P, u) <= smemOptin) return u;
   return 0;
 }
-// Whether the generated cluster launcher (mbarrier protocol) runs the persistent
-// form: the file has it (kept inputs, a 512-thread twin with register forms),
-// P >= 2, the slice needs the twin's sweeps (more than regsWideMaxN(threads), at
-// most regsWideMaxN(2 threads) elements: the widths measured), the ring fits,
-// and either
+// Whether the persistent form can run at (N, P): the file has it (kept inputs, a
+// 512-thread twin with register forms), P >= 2, the slice needs the twin's
+// sweeps (more than regsWideMaxN(threads), at most regsWideMaxN(2 threads)
+// elements: the widths measured) and the ring fits. `g` is the twin's geometry
+// (geometry_wide_cta). The generic variant "cluster_persistent" runs it wherever
+// this holds (tests, benchmarks).
+CREDIT_HD constexpr bool persistentFits(WorkloadGeometry g, int narrowThreads, long long N, int P, long long smemOptin) {
+  return g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) && wideCtaThreads(narrowThreads) == g.threads &&
+         g.threads > 0 && P >= 2 && N >= 1 && sliceElems(N, P) > regsWideMaxN(narrowThreads) &&
+         sliceElems(N, P) <= regsWideMaxN(g.threads) && persistentUnits(g, N, P, smemOptin) > 0;
+}
+// Whether the generated cluster launcher (mbarrier protocol) runs it: where it
+// fits and either
 //   - there are broadcast inputs only h reads (`hoistedArrays`), which it loads
 //     once per CTA instead of once per row, or
 //   - the one-row form's footprint lets only one CTA reside per SM anyway.
 //     The persistent form runs one CTA per SM (its ring fills the SMEM); where
 //     the one-row form fits several, clusters of 16 reach all 132 SMs of the
 //     H200 instead of 112 (usePartialRetention), which is worth more.
-// `g` is the twin's geometry (geometry_wide_cta). Measured on the H200 against
-// the one-row form at the same P (docs/results/persistent-broadcast/,
-// persistent-ring/): layernorm 0.88-0.99; two kept inputs at slices of 16384
-// (128 KiB, one CTA per SM) 0.80-0.995; quant_int8 (one kept input, 64 KiB,
-// three CTAs per SM) 1.02-1.13, hence the second condition.
+// Measured on the H200 against the one-row form at the same P
+// (docs/results/persistent-broadcast/, persistent-ring/): layernorm 0.88-0.99;
+// two kept inputs at slices of 16384 (128 KiB, one CTA per SM) 0.80-0.995;
+// quant_int8 (one kept input, 64 KiB, three CTAs per SM) 1.02-1.13, hence the
+// second condition (Nsight Compute: 7 resident clusters of 16 against 22).
 CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, int narrowThreads, long long N, int P,
                                        long long smemPerSm, long long smemOptin) {
-  return g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) && wideCtaThreads(narrowThreads) == g.threads &&
-         g.threads > 0 && P >= 2 && N >= 1 && sliceElems(N, P) > regsWideMaxN(narrowThreads) &&
-         sliceElems(N, P) <= regsWideMaxN(g.threads) && persistentUnits(g, N, P, smemOptin) > 0 &&
+  return persistentFits(g, narrowThreads, N, P, smemOptin) &&
          (hoistedArrays > 0 || (smemPerSm > 0 && ctasPerSmBySmem(smemBytes(g, N, P, Protocol::Mbarrier), smemPerSm) <= 1));
 }
 
