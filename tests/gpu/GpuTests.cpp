@@ -24,13 +24,13 @@
 // 4099, 8192, 12289, 16384, 32767 and 32768 -- the float4 path with bulk copies in
 // the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
 // at 32768 and P = 2, the partial-retention form and the persistent form as
-// "cluster" runs them -- every variant, for compute-sanitizer; and N = 32768,
-// M = 400 for "cluster" and "cluster_persistent" at P = 2 alone: the persistent
-// form (for "cluster": layernorm and the two-input workloads on the H200), several rows per
-// cluster, the ring units and slot sets reused; with two kept inputs the ring
-// holds three slices, so a row's two copies land in units of different
-// parity). Without a GPU every test case skips with a visible
-// warning.
+// "cluster" runs them -- every variant, for compute-sanitizer). Every scope but
+// small adds N = 32768 and 30004 at M = 400 for "cluster" and "cluster_persistent"
+// at P = 2 alone: the persistent form (for "cluster": layernorm and the two-input
+// workloads on the H200), several rows per cluster, the ring units and slot sets
+// reused; with two kept inputs the ring holds seven half slices, so a row's four
+// copies land in units of different parity, and at 30004 the halves differ in
+// length. Without a GPU every test case skips with a visible warning.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -438,16 +438,21 @@ void runWorkload(const Workload &w) {
   for (long long N : Ns)
     for (long long M : Ms)
       shapes.push_back({N, M});
-  // tiny: the persistent form over several rows per cluster (more rows than
-  // the resident clusters of 2: the ring units and slot sets are reused).
+  // The persistent form over several rows per cluster (more rows than the
+  // resident clusters of 2: the ring units and slot sets are reused), at P = 2:
+  // 32768 (slices of 16384: two kept inputs copy them in two equal pieces) and
+  // 30004 (slices of 15004 and 15000: pieces of 8192 and 6812 / 6808, or whole
+  // slices of two lengths for one kept input).
   const long long kPersistentRows = 400;
-  if (scope() == "tiny" && w.maxLegalN("cluster_rowwise", 2, 1) >= 32768)
-    shapes.push_back({32768, kPersistentRows});
+  if (scope() != "small")
+    for (long long N : {32768LL, 30004LL})
+      if (w.maxLegalN("cluster_rowwise", 2, 1) >= N)
+        shapes.push_back({N, kPersistentRows});
   std::random_device rd;
   Totals totals;
   for (auto [N, M] : shapes) {
     std::vector<Config> configs = configsFor(w, N);
-    if (scope() == "tiny" && M == kPersistentRows)
+    if (M == kPersistentRows)
       configs = {{"cluster", 2, 1}, {"cluster_persistent", 2, 1}};
     uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
     INFO("seed " << seed);

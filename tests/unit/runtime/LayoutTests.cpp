@@ -315,6 +315,18 @@ TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per
   const WorkloadGeometry g2{8, 3, 2, 4, 512, 1};
   CHECK(smemLayoutPersistent(g2, 65536, 8, 3).keepBytes == 8192 * 4);
   CHECK(smemLayoutPersistent(g2, 65536, 8, 3).totalBytes == smemLayoutPersistent(g2, 65536, 8, 3).keepOffset + 3 * 8192 * 4);
+  // Two pieces: a unit is half a slice, rounded up to whole sweeps of the widest
+  // batch (4 x float4 x 512 threads = 8192 elements), so every sweep lies in one piece.
+  CHECK(persistentPieceElems(g2, 262144, 16, 1) == 16384);
+  CHECK(persistentPieceElems(g2, 262144, 16, 2) == 8192);
+  CHECK(persistentPieceElems(g2, 200000, 16, 2) == 8192);  // slice 12500: pieces of 8192 and 4308
+  CHECK(persistentPieceElems(g2, 200000, 16, 1) == 12500);
+  const SmemLayout halves = smemLayoutPersistent(g2, 262144, 16, 7, 2);
+  CHECK(halves.keepBytes == 8192 * 4);
+  CHECK(halves.totalBytes == halves.keepOffset + 7 * 8192 * 4);
+  CHECK(halves.totalBytes <= 232448);  // the H200's opt-in: seven half slices fit
+  CHECK(persistentSmemBytes(g2, 262144, 16, 7, 2) == halves.totalBytes);
+  CHECK(smemLayoutPersistent(g2, 262144, 16, 3, 1).keepBytes == 16384 * 4);  // pieces = 1: the slice
 }
 
 TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster launcher",
@@ -325,16 +337,29 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
   CHECK(persistentMinUnits(twin) == 2);
   CHECK(persistentUnits(twin, 262144, 16, optin) == 3);
   CHECK(persistentUnits(twin, 32768, 2, optin) == 3);
-  CHECK(persistentUnits(twin, 32768, 2, 160 * 1024) == 2);  // a smaller SMEM: two units
-  CHECK(persistentUnits(twin, 32768, 2, 100 * 1024) == 0);  // not even two
+  CHECK(persistentRing(twin, 262144, 16, optin).pieces == 1);  // three rows of whole slices: no need to split
+  CHECK(persistentUnits(twin, 32768, 2, 160 * 1024) == 2);  // a smaller SMEM: two units (four halves: a tie)
+  CHECK(persistentRing(twin, 32768, 2, 160 * 1024).pieces == 1);
+  // Two whole slices do not fit 100 KiB, three halves do: 1.5 rows, the next row's first half ahead.
+  CHECK(persistentRing(twin, 32768, 2, 100 * 1024).units == 3);
+  CHECK(persistentRing(twin, 32768, 2, 100 * 1024).pieces == 2);
+  CHECK(persistentUnits(twin, 32768, 2, 60 * 1024) == 0);   // not even three halves
   CHECK(persistentUnits(twin, 8192, 2, optin) == 3);        // small slices: still at most three rows' worth
   // Two kept arrays (pearson_bwd's twin): the units need not be a multiple of two.
   const WorkloadGeometry two{8, 2, 3, 5, 512, 0};
   CHECK(persistentMinUnits(two) == 3);
-  CHECK(persistentUnits(two, 262144, 16, optin) == 3);       // 3 x 64 KiB: the next row's first array
+  CHECK(persistentMinUnits(two, 2) == 5);
+  // Slices of 16384: 3 x 64 KiB is 1.5 rows (the next row's first array ahead),
+  // 7 x 32 KiB 1.75 rows (three of the next row's four pieces ahead).
+  CHECK(persistentUnitsOfPieces(two, 262144, 16, 1, optin) == 3);
+  CHECK(persistentUnitsOfPieces(two, 262144, 16, 2, optin) == 7);
+  CHECK(persistentRing(two, 262144, 16, optin).units == 7);
+  CHECK(persistentRing(two, 262144, 16, optin).pieces == 2);
   CHECK(persistentUnits(two, 262144, 16, 130 * 1024) == 0);  // one row only: nothing in flight
   CHECK(persistentUnits(two, 131072, 16, optin) == 6);       // 6 x 32 KiB: three rows
+  CHECK(persistentRing(two, 131072, 16, optin).pieces == 1); // slice 8192: a second piece would be empty
   CHECK(persistentUnits(two, 131072, 16, 5 * 32768 + 1024) == 5);
+  CHECK(persistentRing(two, 200000, 16, optin).pieces == 1); // slice 12500: 4 x 50000 B (2 rows) beat 7 halves (1.75)
   const long long perSm = 233472;  // H200
   for (const WorkloadGeometry& g : {twin, two})
     for (auto [N, P] : {std::pair{32768LL, 2}, {65536LL, 4}, {131072LL, 8}, {262144LL, 16}, {20000LL, 2}}) {
@@ -344,7 +369,8 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
       CHECK(usePersistent(g, numKeptArrays(g) == 1 ? 2 : 0, 256, N, P, perSm, optin) ==
             (numKeptArrays(g) == 1 || sliceElems(N, P) == 16384));
       // Whatever the rule picks fits.
-      CHECK(persistentSmemBytes(g, N, P, persistentUnits(g, N, P, optin)) <= optin);
+      const PersistentRing ring = persistentRing(g, N, P, optin);
+      CHECK(persistentSmemBytes(g, N, P, ring.units, ring.pieces) <= optin);
     }
   // One kept input, nothing to hoist (quant_int8): its one-row form fits three CTAs per SM.
   CHECK_FALSE(usePersistent(twin, 0, 256, 262144, 16, perSm, optin));
@@ -359,7 +385,7 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
   CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 8, perSm, optin));   // the same
   CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 2, perSm, optin));   // slice 32768: beyond the twin's sweeps
   CHECK_FALSE(usePersistent(twin, 2, 256, 16384, 1, perSm, optin));   // no cluster (the staged launcher)
-  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 4, perSm, 100 * 1024));  // the ring does not fit
+  CHECK_FALSE(usePersistent(twin, 2, 256, 65536, 4, perSm, 60 * 1024));  // the ring does not fit
   CHECK_FALSE(usePersistent(two, 0, 256, 65536, 4, perSm, 130 * 1024));   // the same, two arrays
   CHECK_FALSE(usePersistent(twin, 2, 512, 65536, 4, perSm, optin));   // a 512-thread file has no twin
   WorkloadGeometry nothingKept = twin;
@@ -375,7 +401,8 @@ namespace {
 /// first violation: a copy issued into a unit another row still uses, a row
 /// reading a slice that was not copied (not yet issued, or overwritten), or a
 /// wait on a phase other than the one its copy completes.
-std::string simulateRing(int arrays, int units, long long rows) {
+std::string simulateRing(int arrays, int units, long long rows, int pieces = 1) {
+  const int copies = arrays * pieces;  // C
   std::vector<long long> owner(units, -1);  // the copy a unit holds (-1: free)
   std::vector<long long> fills(units, 0);   // completed phases of its mbarrier
   std::vector<unsigned> copyPhase;          // the phase each copy completes
@@ -388,43 +415,47 @@ std::string simulateRing(int arrays, int units, long long rows) {
     return "";
   };
   // Prologue: copies 0 .. units - 1 of rows that exist.
-  for (long long j = 0; j < units && ringRow(j, arrays) < rows; ++j)
+  for (long long j = 0; j < units && ringRow(j, copies) < rows; ++j)
     if (std::string e = issue(j); !e.empty()) return e;
   for (long long k = 0; k < rows; ++k) {
-    const long long first = k * arrays;  // ring_copy
-    for (int a = 0; a < arrays; ++a) {   // every pass waits on and reads its inputs' units
-      const long long j = first + a;
-      if (ringArray(j, arrays) != a || ringRow(j, arrays) != k) return "copy numbering";
-      const int u = ringUnit(j, units);
-      if (owner[u] != j) return "row " + std::to_string(k) + " reads unit " + std::to_string(u) + " without its copy";
-      if (ringParity(j, units) != copyPhase[j]) return "row " + std::to_string(k) + " waits on the wrong phase";
-    }
-    for (int a = 0; a < arrays; ++a) owner[ringUnit(first + a, units)] = -1;  // after h: the row's units are free
-    if (ringRow(first + units, arrays) < rows)
-      for (long long j = first + units; j < first + units + arrays && ringRow(j, arrays) < rows; ++j)
+    const long long first = k * copies;  // ring_copy
+    for (int a = 0; a < arrays; ++a)     // every pass waits on and reads its inputs' pieces' units
+      for (int c = 0; c < pieces; ++c) {
+        const long long j = first + a * pieces + c;  // the kernel's ring_copy + ringIndex * ring_pieces + piece
+        if (ringArray(j, arrays, pieces) != a || ringPiece(j, pieces) != c || ringRow(j, copies) != k)
+          return "copy numbering";
+        const int u = ringUnit(j, units);
+        if (owner[u] != j) return "row " + std::to_string(k) + " reads unit " + std::to_string(u) + " without its copy";
+        if (ringParity(j, units) != copyPhase[j]) return "row " + std::to_string(k) + " waits on the wrong phase";
+      }
+    for (int q = 0; q < copies; ++q) owner[ringUnit(first + q, units)] = -1;  // after h: the row's units are free
+    if (ringRow(first + units, copies) < rows)
+      for (long long j = first + units; j < first + units + copies && ringRow(j, copies) < rows; ++j)
         if (std::string e = issue(j); !e.empty()) return e;
   }
-  if (static_cast<long long>(copyPhase.size()) != rows * arrays) return "not every copy was issued";
+  if (static_cast<long long>(copyPhase.size()) != rows * copies) return "not every copy was issued";
   return "";
 }
 }  // namespace
 
 TEST_CASE("The persistent ring protocol: every copy lands in a free unit before its row waits on it",
           "[layout][persistent]") {
-  for (int arrays = 1; arrays <= 4; ++arrays)
-    for (int units = arrays; units <= kPersistentMaxRows * arrays; ++units)
-      for (long long rows = 1; rows <= 13; ++rows) {
-        INFO("arrays " << arrays << " units " << units << " rows " << rows);
-        CHECK(simulateRing(arrays, units, rows) == "");
-      }
+  for (int pieces = 1; pieces <= kPersistentMaxPieces; ++pieces)
+    for (int arrays = 1; arrays <= 4; ++arrays)
+      for (int units = arrays * pieces; units <= kPersistentMaxRows * arrays * pieces; ++units)
+        for (long long rows = 1; rows <= 13; ++rows) {
+          INFO("arrays " << arrays << " pieces " << pieces << " units " << units << " rows " << rows);
+          CHECK(simulateRing(arrays, units, rows, pieces) == "");
+        }
   // The checker catches a ring too small for one row: the row's last copy is never issued.
   CHECK(simulateRing(2, 1, 3) != "");
   CHECK(simulateRing(3, 2, 1) != "");
-  // persistentUnits never returns fewer than arrays + 1 (at least one copy ahead).
+  CHECK(simulateRing(2, 3, 2, 2) != "");  // four pieces a row, three units
+  // persistentRing never returns fewer than C + 1 units (at least one copy ahead).
   const WorkloadGeometry two{8, 2, 3, 5, 512, 0};
-  for (long long N : {20000LL, 32768LL, 131072LL, 262144LL})
+  for (long long N : {20000LL, 32768LL, 131072LL, 200000LL, 262144LL})
     for (int P : {2, 4, 8, 16}) {
-      const int u = persistentUnits(two, N, P, 232448);
-      CHECK((u == 0 || u >= persistentMinUnits(two)));
+      const PersistentRing ring = persistentRing(two, N, P, 232448);
+      CHECK((ring.units == 0 || ring.units >= persistentMinUnits(two, ring.pieces)));
     }
 }

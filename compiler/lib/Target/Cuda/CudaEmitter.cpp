@@ -130,7 +130,8 @@ const char *const kInternalNames[] = {
     "kPartialDroppedReadLate",
     // the persistent form
     "CLUSTER_PERSISTENT", "kPersistent", "kSweeps", "kChunked", "numHoistedInputs", "smem_bytes_persistent",
-    "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
+    "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_pieces", "ring_copies", "piece", "piece_base",
+    "piece_elems", "persistent_ring", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
     "clusters", "stage_base", "resident"};
 
 struct InputInfo {
@@ -1147,9 +1148,10 @@ CREDIT_HD constexpr long long smem_bytes_wide_cta(long long N, int P, credit::Pr
 CREDIT_HD constexpr long long smem_bytes_partial(long long N, int P, credit::Protocol protocol) {
   return credit::smemBytes(geometry_partial, N, P, protocol);
 }
-// The persistent form (the wide-CTA twin's threads, `ring` slice buffers): credit::smemLayoutPersistent.
-CREDIT_HD constexpr long long smem_bytes_persistent(long long N, int P, int ring) {
-  return credit::persistentSmemBytes(geometry_wide_cta, N, P, ring);
+// The persistent form (the wide-CTA twin's threads, `ring` units of one piece,
+// `ring_pieces` pieces a slice): credit::smemLayoutPersistent.
+CREDIT_HD constexpr long long smem_bytes_persistent(long long N, int P, int ring, int ring_pieces) {
+  return credit::persistentSmemBytes(geometry_wide_cta, N, P, ring, ring_pieces);
 }
 // The reread kernel retains nothing: scratch only.
 CREDIT_HD constexpr long long reread_smem_bytes() {
@@ -1303,16 +1305,15 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   if (!landing.empty()) {
     lim = "cend";
     os << c1 << "// kChunked: chunk c of the slice once its bulk copies have landed (one sweep otherwise;\n"
-       << c1 << "// the persistent form waits for the whole slice in its ring unit).\n";
+       << c1 << "// the persistent form waits for each ring piece in the sweep loop below).\n";
     os << c1 << "for (int c = 0; c < (kChunked ? credit::kLoadChunks : 1); ++c) {\n";
     os << c2 << "const unsigned cbeg = kChunked ? (c * chunk < len ? c * chunk : len) : 0u;\n";
     os << c2 << "const unsigned cend = kChunked ? (cbeg + chunk < len ? cbeg + chunk : len) : len;\n";
-    os << c2 << "if constexpr (kBulk) {\n";
+    os << c2 << "if constexpr (kChunked) {\n";
     for (InputInfo *in : landing)
       os << c2 << "  " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
-         << "credit_mbar_wait(credit_smem_addr(load_bars + (kPersistent ? ring_unit(ring_copy + " << in->ringIndex
-         << ") : " << in->keptIndex << " * credit::kLoadChunks + c)), kPersistent ? ring_parity(ring_copy + "
-         << in->ringIndex << ") : 0u);  // " << in->src << "[chunk c] has landed\n";
+         << "credit_mbar_wait(credit_smem_addr(load_bars + " << in->keptIndex
+         << " * credit::kLoadChunks + c), 0u);  // " << in->src << "[chunk c] has landed\n";
     os << c2 << "}\n";
     loopHeader = "for (unsigned base = cbeg + VEC * tid; base < cend; base += kUnroll * VEC * kThreads) {\n";
   } else {
@@ -1344,7 +1345,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       os << in3 << "if constexpr (kRegPrefetch) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
          << "[it][u]);  // " << in->src << ": loaded into registers at entry\n";
       os << in3 << "else if constexpr (" << in->bulk << ") credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
-         << " + off);  // " << in->src << ": landed by the bulk copy\n";
+         << "_at + (off - piece_base));  // " << in->src << ": landed by the bulk copy\n";
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
          << "  // " << in->src << ": first read, from HBM\n";
     } else if (in->firstPass == p) {
@@ -1355,7 +1356,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
          << "[it][u]);  // " << in->src << ": held in registers\n";
       os << in3 << "else if constexpr (" << in->keep << ") credit_ld_smem<VEC>(" << in->vec << "[u], " << in->smem
-         << " + off);  // " << in->src << ": the retained slice\n";
+         << "_at + (off - piece_base));  // " << in->src << ": the retained slice\n";
       os << in3 << "else credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);  // REREAD"
          << (in == partialDropped ? ", CLUSTER_PARTIAL_*" : "") << ": " << in->src << " again from global memory\n";
     }
@@ -1376,7 +1377,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
       continue;
     os << in3 << "if constexpr (kRegs && !kRegPrefetch) credit_copy<VEC>(" << in->reg << "[it][u], " << in->vec
        << "[u]);  // keep " << in->src << " in registers\n";
-    os << in3 << "if constexpr (" << in->keep << " && !kBulk) credit_st_smem<VEC>(" << in->smem << " + off, "
+    os << in3 << "if constexpr (" << in->keep << " && !kBulk) credit_st_smem<VEC>(" << in->smem << "_at + (off - piece_base), "
        << in->vec << "[u]);  // deposit " << in->src << ", read again by " << laterReaders(*in)
        << "\n";
   }
@@ -1468,7 +1469,8 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   for (const Materialized &m : materialized)
     if (m.pass == p)
     {
-      os << in3 << "if constexpr (" << m.input->keep << ") credit_st_smem<VEC>(" << m.input->smem << " + off, " << m.vec
+      os << in3 << "if constexpr (" << m.input->keep << ") credit_st_smem<VEC>(" << m.input->smem
+         << "_at + (off - piece_base), " << m.vec
          << ");  // " << m.input->src << " -> T(" << m.input->src << ") in place: same thread, same elements\n";
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << m.input->reg << "[it][u], " << m.vec << ");\n";
     }
@@ -1491,17 +1493,48 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n'))
     if (!line.empty())
       deeper += "  " + line.str() + "\n";
+  // The kept inputs this pass reads from SMEM: through `<smem>_at`, the ring piece
+  // the sweep lies in (persistent form; the slice elsewhere), at off - piece_base.
+  llvm::SmallVector<InputInfo *> smemInputs;
+  for (InputInfo *in : pass.rowInputs)
+    if (in->keptIndex >= 0)
+      smemInputs.push_back(in);
   os << in1 << "if constexpr (kSweeps) {\n";
   os << in2 << "#pragma unroll\n";
   os << in2 << "for (int it = 0; it < kRegIters; ++it) {\n";
   os << in3 << "const unsigned base = VEC * tid + it * (kUnroll * VEC * kThreads);\n";
   os << in3 << "if (base >= len) break;\n";
+  if (!smemInputs.empty()) {
+    os << in3 << "// Persistent form: the ring piece this sweep lies in (whole sweeps per piece).\n";
+    os << in3 << "const unsigned piece = kPersistent ? static_cast<unsigned>(it * (kUnroll * VEC * kThreads)) / piece_elems : 0u;\n";
+    os << in3 << "const unsigned piece_base = piece * piece_elems;\n";
+    for (InputInfo *in : smemInputs)
+      os << in3 << "float* const " << in->smem << "_at = piece == 0 ? " << in->smem << " : " << in->smem
+         << "_p1;\n";
+    if (!landing.empty()) {
+      os << in3 << "if constexpr (kPersistent) {\n";
+      os << in3 << "  if (static_cast<unsigned>(it * (kUnroll * VEC * kThreads)) == piece_base) {  // the piece's first sweep\n";
+      for (InputInfo *in : landing) {
+        std::string j = formatv("ring_copy + {0} * ring_pieces + piece", in->ringIndex).str();
+        os << in3 << "    " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
+           << "credit_mbar_wait(credit_smem_addr(load_bars + ring_unit(" << j << ")), ring_parity(" << j
+           << "));  // " << in->src << "[piece] has landed\n";
+      }
+      os << in3 << "  }\n";
+      os << in3 << "}\n";
+    }
+  }
   os << deeper;
   os << in2 << "}\n";
   os << in1 << "} else {\n";
   os << in2 << loopHeader;
   os << in3 << "constexpr int it = 0;  // the sweep index of STAGED_REGS\n";
   os << in3 << "(void)it;\n";
+  if (!smemInputs.empty()) {
+    os << in3 << "constexpr unsigned piece_base = 0u;  // one piece: the slice\n";
+    for (InputInfo *in : smemInputs)
+      os << in3 << "float* const " << in->smem << "_at = " << in->smem << ";\n";
+  }
   os << deeper;
   os << in2 << "}\n";
   os << in1 << "}\n";
@@ -1622,10 +1655,11 @@ void KernelEmitter::emitBody() {
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
   os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
-  os << "    long long M, int N, int P, int ring) {\n";
+  os << "    long long M, int N, int P, int ring, int ring_pieces) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
   static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PERSISTENT, "MODE");
-  // CLUSTER_PERSISTENT: many rows per cluster, a ring of `ring` slice buffers (0 elsewhere).
+  // CLUSTER_PERSISTENT: many rows per cluster, a ring of `ring` units, each kept
+  // slice copied in `ring_pieces` pieces (0 and 1 elsewhere).
   constexpr bool kPersistent = MODE == CLUSTER_PERSISTENT;
   static_assert(!kPersistent || (VEC == 4 && THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads && )cuda" << ns << R"cuda(::numKept > 0),
                 "no such form");
@@ -1681,7 +1715,14 @@ void KernelEmitter::emitBody() {
   // pass reads them, which needs fewer registers at once and does not spill.
   constexpr bool kRegPrefetch = kRegs && VEC == 4;
   if constexpr (!kCluster) P = 1;
-  if constexpr (!kPersistent) ring = 0;
+  if constexpr (!kPersistent) {
+    ring = 0;
+    ring_pieces = 1;
+  }
+  // Every sweep of the pass loops lies in one ring piece (credit::persistentPieceElems).
+  static_assert(!kPersistent || credit::kPersistentMaxUnroll % kUnroll == 0, "CREDIT_UNROLL_PERSISTENT: 1, 2 or 4");
+  // Two pieces at most: a sweep's piece is selected from two pointers per input.
+  static_assert(credit::kPersistentMaxPieces == 2, "the pass loops select between two pieces");
 
   const unsigned tid = threadIdx.x;
   const unsigned warp = tid / 32;
@@ -1700,11 +1741,14 @@ void KernelEmitter::emitBody() {
   const long long slice = credit::sliceElems(N, P);
   const long long begin = rank * slice < N ? rank * slice : N;
   const unsigned len = static_cast<unsigned>((begin + slice < N ? begin + slice : N) - begin);
+  // The persistent form's ring piece, in elements (the whole slice elsewhere).
+  const unsigned piece_elems = static_cast<unsigned>(kPersistent ? credit::persistentPieceElems(geometry, N, P, ring_pieces) : slice);
+  (void)piece_elems;
 
   // Dynamic SMEM, exactly credit::smemLayout(geometry, N, P, protocol): scratch
   // first, then one slice-long array per kept input (REREAD: scratch only); the
-  // persistent form: credit::smemLayoutPersistent, `ring` slice-long units.
-  const credit::SmemLayout layout = kPersistent ? credit::smemLayoutPersistent(geometry, N, P, ring)
+  // persistent form: credit::smemLayoutPersistent, `ring` units of one piece.
+  const credit::SmemLayout layout = kPersistent ? credit::smemLayoutPersistent(geometry, N, P, ring, ring_pieces)
                                                 : credit::smemLayout(geometry, N, P, kProtocol);
   unsigned char* const smem = credit_dynamic_smem();
   float* const warp_partials = reinterpret_cast<float*>(smem + layout.warpPartialsOffset);  // [kWarps][qMax]
@@ -1796,36 +1840,41 @@ void KernelEmitter::emitBody() {
     // The persistent form's ring, counted in slices (credit::smemLayoutPersistent).
     for (auto [i, in] : llvm::enumerate(keptByFirstRead))
       in->ringIndex = static_cast<int>(i);
-    os << "  // Persistent form: the CTA's kept-slice copies are numbered j = 0, 1, ...: copy j is\n"
-          "  // kept input j % A (by first read) of its row j / A, into ring unit j % ring, and\n"
+    os << "  // Persistent form: the CTA's kept-slice copies are numbered j = 0, 1, ...: with\n"
+          "  // C = A * ring_pieces copies a row, copy j is piece j % ring_pieces of kept input\n"
+          "  // (j % C) / ring_pieces (by first read) of its row j / C, into ring unit j % ring, and\n"
           "  // completes phase (j / ring) % 2 of that unit's mbarrier. Thread 0 issues copy j + ring\n"
           "  // once the row of copy j has finished with its unit.\n";
     os << "  constexpr int kRingArrays = static_cast<int>(credit::numKeptArrays(geometry));  // A\n";
+    os << "  const int ring_copies = kRingArrays * ring_pieces;  // C, copies a row\n";
     os << "  auto ring_unit = [&](long long j) { return credit::ringUnit(j, ring); };\n";
     os << "  auto ring_parity = [&](long long j) { return static_cast<uint32_t>(credit::ringParity(j, ring)); };\n";
     os << "  auto ring_load = [&](long long j) {\n";
-    os << "    const long long r = row_first + credit::ringRow(j, kRingArrays) * clusters;\n";
+    os << "    const long long r = row_first + credit::ringRow(j, ring_copies) * clusters;\n";
     os << "    const uint32_t bar = credit_smem_addr(load_bars + ring_unit(j));\n";
     os << "    const uint32_t dst = credit_smem_addr(smem + layout.keepOffset + ring_unit(j) * layout.keepBytes);\n";
-    os << "    credit_mbar_arrive_expect_tx(bar, len * 4);  // an empty slice completes at once\n";
-    os << "    if (len > 0) {\n";
-    os << "      switch (credit::ringArray(j, kRingArrays)) {\n";
+    os << "    const unsigned pfirst = credit::ringPiece(j, ring_pieces) * piece_elems;\n";
+    os << "    const unsigned pbeg = pfirst < len ? pfirst : len;\n";
+    os << "    const unsigned pend = pbeg + piece_elems < len ? pbeg + piece_elems : len;\n";
+    os << "    credit_mbar_arrive_expect_tx(bar, (pend - pbeg) * 4);  // an empty piece completes at once\n";
+    os << "    if (pend > pbeg) {\n";
+    os << "      switch (credit::ringArray(j, kRingArrays, ring_pieces)) {\n";
     for (InputInfo *in : keptByFirstRead) {
       std::string rowOff = in->op.isRow() ? "r * N + " : "";
       os << "        case " << in->ringIndex << ": credit_bulk_load(dst, " << in->gmem << " + " << rowOff
-         << "begin, len * 4, bar); break;  // " << in->src << "\n";
+         << "begin + pbeg, (pend - pbeg) * 4, bar); break;  // " << in->src << "\n";
     }
     os << "      }\n";
     os << "    }\n";
     os << "  };\n";
-    os << "  // The copies [j0, j0 + A) of one refill (of rows that exist).\n";
+    os << "  // The copies [j0, j0 + C) of one refill (of rows that exist).\n";
     os << "  auto ring_refill = [&](long long j0) {\n";
-    os << "    for (long long j = j0; j < j0 + kRingArrays && credit::ringRow(j, kRingArrays) < rows; ++j) ring_load(j);\n";
+    os << "    for (long long j = j0; j < j0 + ring_copies && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);\n";
     os << "  };\n";
     os << "  (void)ring_unit;\n  (void)ring_parity;\n  (void)ring_load;\n  (void)ring_refill;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (long long j = 0; j < ring && credit::ringRow(j, kRingArrays) < rows; ++j) ring_load(j);  // the first rows\n";
+    os << "      for (long long j = 0; j < ring && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);  // the first rows\n";
     os << "    }\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
@@ -1846,18 +1895,22 @@ void KernelEmitter::emitBody() {
   const size_t loopBodyStart = text ? text->size() : 0;
   os << "  const long long row = row_first + k * clusters;\n";
   if (!traffic.kept.empty()) {
-    os << "  // Persistent form: the copy of this row's first kept input (ring_load above).\n";
-    os << "  const long long ring_copy = k * kRingArrays;\n";
+    os << "  // Persistent form: the copy of this row's first kept input's first piece (ring_load above).\n";
+    os << "  const long long ring_copy = k * ring_copies;\n";
     os << "  (void)ring_copy;\n";
   }
   for (cr::InputOp k : traffic.kept) {
     InputInfo *in = inputOf.lookup(k);
     os << "  float* const " << in->smem << " = !" << in->keep << " ? nullptr\n"
        << "      : kPersistent ? reinterpret_cast<float*>(smem + layout.keepOffset + ring_unit(ring_copy + "
-       << in->ringIndex << ") * layout.keepBytes)\n"
+       << in->ringIndex << " * ring_pieces) * layout.keepBytes)\n"
        << "      : reinterpret_cast<float*>(smem + layout.keepOffset)"
        << (in->keptIndex == 0 ? std::string() : formatv(" + {0} * slice", in->keptIndex).str())
-       << ";  // retained slice of " << in->src << " [slice]\n";
+       << ";  // retained slice of " << in->src << " [slice] (persistent: its first piece)\n";
+    os << "  float* const " << in->smem << "_p1 = !" << in->keep << " || !kPersistent || ring_pieces < 2 ? "
+       << in->smem << "\n"
+       << "      : reinterpret_cast<float*>(smem + layout.keepOffset + ring_unit(ring_copy + " << in->ringIndex
+       << " * ring_pieces + 1) * layout.keepBytes);  // persistent: the second piece of " << in->src << "\n";
   }
   // Global pointers of this CTA's slice (never formed in the control kernels,
   // whose pointers are null).
@@ -1971,7 +2024,7 @@ void KernelEmitter::emitBody() {
   if (!traffic.kept.empty()) {
     os << "  if constexpr (kPersistent) {\n";
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
-    os << "    if (tid == 0 && credit::ringRow(ring_copy + ring, kRingArrays) < rows) {  // copies `ring` ahead into the freed units\n";
+    os << "    if (tid == 0 && credit::ringRow(ring_copy + ring, ring_copies) < rows) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
     os << "      ring_refill(ring_copy + ring);\n";
     os << "    }\n";
@@ -2017,7 +2070,7 @@ void KernelEmitter::emitKernels() {
        << ") {\n";
     os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ", " << rpt << ", "
        << ns << "::" << (wideCta ? "kWideCtaThreads" : "kThreads") << ">(" << argNames() << ", M, N, "
-       << (cluster ? "P" : "1") << ", 0);\n";
+       << (cluster ? "P" : "1") << ", 0, 1);\n";
     os << "}\n";
   };
   const bool twins = wideCtaThreads() > 0;
@@ -2053,9 +2106,9 @@ void KernelEmitter::emitKernels() {
       os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
          << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_v4"
          << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
-         << "long long M, int N, int P, int ring) {\n";
+         << "long long M, int N, int P, int ring, int ring_pieces) {\n";
       os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
-         << ns << "::kWideCtaThreads>(" << argNames() << ", M, N, P, ring);\n";
+         << ns << "::kWideCtaThreads>(" << argNames() << ", M, N, P, ring, ring_pieces);\n";
       os << "}\n";
     }
     if (partialDropped) {
@@ -2120,7 +2173,7 @@ void KernelEmitter::emitKernels() {
          << "_control_" << proto << "(long long M, int N, int P) {\n";
       os << "  " << ns << "::" << ns << "_body<1, " << ns << "::"
          << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ", 0, " << ns << "::kThreads>(" << nulls
-         << "M, N, P, 0);\n";
+         << "M, N, P, 0, 1);\n";
       os << "}\n";
     }
   }
@@ -2280,15 +2333,15 @@ inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
   return credit::useWideCta(kWideCtaThreads, smemBytes, wideSmemBytes, perSm, optin);
 }
 
-// The ring units of the persistent form at (N, P) on this device: 0 where the
+// The persistent form's ring at (N, P) on this device: no units where the
 // launcher does not run it (credit::usePersistent; `whereFits`: wherever it can
-// run, credit::persistentFits), else credit::persistentUnits.
-inline int persistent_units(long long N, int P, bool whereFits) {
+// run, credit::persistentFits), else credit::persistentRing.
+inline credit::PersistentRing persistent_ring(long long N, int P, bool whereFits) {
   int perSm = 0, optin = 0;
   device_smem(perSm, optin);
   const bool run = whereFits ? credit::persistentFits(geometry_wide_cta, kThreads, N, P, optin)
                              : credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, perSm, optin);
-  return run ? credit::persistentUnits(geometry_wide_cta, N, P, optin) : 0;
+  return run ? credit::persistentRing(geometry_wide_cta, N, P, optin) : credit::PersistentRing{0, 1};
 }
 
 // C-string equality (no <cstring> needed).
@@ -2351,11 +2404,11 @@ inline bool same(const char* a, const char* b) {
       os << "  // persistentMode: 0 never, 1 where credit::usePersistent holds (the launch API), 2 wherever\n"
             "  // it can run (the generic variant \"cluster_persistent\").\n";
       os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
-      os << "    const int ring = persistent_units(N, P, persistentMode == 2);\n";
-      os << "    if (ring > 0) {\n";
+      os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode == 2);\n";
+      os << "    if (ring.units > 0) {\n";
       os << "      auto kernel = " << ns << "_cluster_persistent_v4" << t << ";\n";
-      os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring), true, proto, ptrs, elemBytes, "
-         << numPtrs << ", stream, " << castArgs << ", P, ring);\n";
+      os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), true, proto, ptrs, elemBytes, "
+         << numPtrs << ", stream, " << castArgs << ", P, ring.units, ring.pieces);\n";
       os << "    }\n";
       os << "  }\n";
     } else {

@@ -430,15 +430,29 @@ CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, l
 // beta) are loaded ONCE per CTA, into registers (the 512-thread twin's fixed
 // sweeps, kRegsWideElemsPerThread per thread). The exchange slots and mbarriers
 // are double-buffered by row parity (mbarrier protocol only).
-// The ring is counted in array slices, not rows: the CTA's j-th copy (its row
-// j / A, kept array j % A in first-read order, A = numKeptArrays) goes to unit
-// j % units, so `units` need not be a multiple of A. With A + 1 units (two kept
-// inputs at slices of 16384: 3 x 64 KiB) the next row's first array is in
-// flight during this row, its second is issued when this row frees its units.
+// The ring is counted in copies, not rows. Each kept slice is copied in
+// `pieces` parts (1 or 2; persistentRing chooses): the CTA's j-th copy is, with
+// C = A * pieces copies per row (A = numKeptArrays, in first-read order),
+// piece j % pieces of kept array (j % C) / pieces of its row j / C, into unit
+// j % units, so `units` need not be a multiple of C. With two kept inputs at
+// slices of 16384, whole slices give 3 units of 64 KiB (the next row's first
+// array in flight during this row), half slices 7 units of 32 KiB (three of
+// the next row's four pieces in flight), and the first pass starts on a row's
+// first piece while its second lands.
 // Layout: the mbarrier scratch with two slot sets and 2L exchange mbarriers,
-// one load mbarrier per unit, then the units; each is sliceElems(N, P) * 4
-// bytes rounded up to kSliceAlign (`keepBytes` is one unit here).
-CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long long N, int P, int units) {
+// one load mbarrier per unit, then the units; each holds one piece,
+// persistentPieceElems * 4 bytes rounded up to kSliceAlign (`keepBytes` is one
+// unit here).
+constexpr int kPersistentMaxPieces = 2;
+// A piece is whole sweeps of the widest batch the form is built with
+// (CREDIT_UNROLL_PERSISTENT <= 4), so that every sweep of the pass loops lies
+// in one piece: 8192 elements at 512 threads.
+constexpr int kPersistentMaxUnroll = 4;
+CREDIT_HD constexpr long long persistentPieceElems(WorkloadGeometry g, long long N, int P, int pieces) {
+  const long long slice = sliceElems(N, P);
+  return pieces <= 1 ? slice : roundUp(ceilDiv(slice, pieces), (long long)kVecElems * kPersistentMaxUnroll * g.threads);
+}
+CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long long N, int P, int units, int pieces = 1) {
   SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0};
   const long long warps = ceilDiv(g.threads, kWarpSize);
   l.ctaPartialOffset = alignedRegion(warps * g.qMax * 4LL);
@@ -446,37 +460,64 @@ CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long lon
   l.mbarOffset = l.slotsOffset + alignedRegion(2LL * P * g.qSum * 4LL);
   l.loadBarOffset = l.mbarOffset + alignedRegion(2LL * g.numStages * kMbarrierBytes);
   l.keepOffset = roundUp(l.loadBarOffset + alignedRegion((long long)units * kMbarrierBytes), (long long)kSliceAlign);
-  l.keepBytes = roundUp(sliceElems(N, P) * 4LL, (long long)kSliceAlign);
+  l.keepBytes = roundUp(persistentPieceElems(g, N, P, pieces) * 4LL, (long long)kSliceAlign);
   l.totalBytes = l.keepOffset + units * l.keepBytes;
   return l;
 }
-CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long N, int P, int units) {
-  return smemLayoutPersistent(g, N, P, units).totalBytes;
+CREDIT_HD constexpr long long persistentSmemBytes(WorkloadGeometry g, long long N, int P, int units, int pieces = 1) {
+  return smemLayoutPersistent(g, N, P, units, pieces).totalBytes;
 }
 // The ring's arithmetic, one definition for the generated kernels and the
-// tests: copy j (of `arrays` kept inputs) is kept input j % arrays (first-read
-// order) of the CTA's row j / arrays, goes to unit j % units and completes
-// phase (j / units) % 2 of that unit's mbarrier. Thread 0 issues copies
-// 0 .. units - 1 first and, when row k ends, copies k*arrays + units ...
-// + arrays - 1, which reuse exactly row k's units; with units >= arrays every
-// copy is issued before its row waits for it (LayoutTests simulates it).
-CREDIT_HD constexpr long long ringRow(long long j, int arrays) { return j / arrays; }
-CREDIT_HD constexpr int ringArray(long long j, int arrays) { return static_cast<int>(j % arrays); }
+// tests: copy j (C = copiesPerRow = arrays * pieces copies per row) is piece
+// j % pieces of kept input (j % C) / pieces (first-read order) of the CTA's row
+// j / C, goes to unit j % units and completes phase (j / units) % 2 of that
+// unit's mbarrier. Thread 0 issues copies 0 .. units - 1 first and, when row k
+// ends, copies k*C + units ... + C - 1, which reuse exactly row k's units;
+// with units >= C every copy is issued before its row waits for it
+// (LayoutTests simulates it).
+CREDIT_HD constexpr long long ringRow(long long j, int copiesPerRow) { return j / copiesPerRow; }
+CREDIT_HD constexpr int ringArray(long long j, int arrays, int pieces = 1) {
+  return static_cast<int>(j % (static_cast<long long>(arrays) * pieces)) / pieces;
+}
+CREDIT_HD constexpr int ringPiece(long long j, int pieces) { return static_cast<int>(j % pieces); }
 CREDIT_HD constexpr int ringUnit(long long j, int units) { return static_cast<int>(j % units); }
 CREDIT_HD constexpr unsigned ringParity(long long j, int units) { return static_cast<unsigned>((j / units) & 1); }
-// Ring units of the persistent form: as many as fit the opt-in limit, up to
-// kPersistentMaxRows rows' worth (kPersistentMaxRows * A); 0 where fewer than
-// A + 1 fit (no copy of a later row could be in flight). Measured on the H200
-// (docs/results/persistent-broadcast/, layernorm, slices of 16384 at 512
-// threads): three rows 94.1% of copy bandwidth at 262144 against 92.7% for two,
-// and within 0.5% of two elsewhere.
+// The ring's shape: `units` SMEM units of one piece each, every kept slice in
+// `pieces` pieces; units == 0 where the form does not fit.
+struct PersistentRing {
+  int units;
+  int pieces;
+};
+// As many units as fit the opt-in limit, up to kPersistentMaxRows rows' worth
+// (kPersistentMaxRows * C copies); none where fewer than C + 1 fit (no copy of
+// a later row could be in flight). Of 1 or 2 pieces, the one holding more
+// rows' worth (units / C), whole slices on a tie; a second piece must not be
+// empty. Measured on the H200 (docs/results/persistent-broadcast/, layernorm,
+// slices of 16384 at 512 threads): three rows 94.1% of copy bandwidth at 262144
+// against 92.7% for two, and within 0.5% of two elsewhere.
 constexpr int kPersistentMaxRows = 3;
-CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g) { return static_cast<int>(numKeptArrays(g)) + 1; }
-CREDIT_HD constexpr int persistentUnits(WorkloadGeometry g, long long N, int P, long long smemOptin) {
-  if (g.keepBytesPerElem <= 0) return 0;
-  for (int u = kPersistentMaxRows * static_cast<int>(numKeptArrays(g)); u >= persistentMinUnits(g); --u)
-    if (persistentSmemBytes(g, N, P, u) <= smemOptin) return u;
+CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g, int pieces = 1) {
+  return static_cast<int>(numKeptArrays(g)) * pieces + 1;
+}
+CREDIT_HD constexpr int persistentUnitsOfPieces(WorkloadGeometry g, long long N, int P, int pieces, long long smemOptin) {
+  if (g.keepBytesPerElem <= 0 || pieces < 1) return 0;
+  if (pieces > 1 && persistentPieceElems(g, N, P, pieces) * (pieces - 1) >= sliceElems(N, P)) return 0;  // an empty piece
+  const int copies = static_cast<int>(numKeptArrays(g)) * pieces;
+  for (int u = kPersistentMaxRows * copies; u >= persistentMinUnits(g, pieces); --u)
+    if (persistentSmemBytes(g, N, P, u, pieces) <= smemOptin) return u;
   return 0;
+}
+CREDIT_HD constexpr PersistentRing persistentRing(WorkloadGeometry g, long long N, int P, long long smemOptin) {
+  PersistentRing best{0, 1};
+  for (int pieces = 1; pieces <= kPersistentMaxPieces; ++pieces) {
+    const int u = persistentUnitsOfPieces(g, N, P, pieces, smemOptin);
+    // rows' worth u / (A * pieces) against best.units / (A * best.pieces)
+    if (u > 0 && (best.units == 0 || (long long)u * best.pieces > (long long)best.units * pieces)) best = {u, pieces};
+  }
+  return best;
+}
+CREDIT_HD constexpr int persistentUnits(WorkloadGeometry g, long long N, int P, long long smemOptin) {
+  return persistentRing(g, N, P, smemOptin).units;
 }
 // Whether the persistent form can run at (N, P): the file has it (kept inputs, a
 // 512-thread twin with register forms), P >= 2, the slice needs the twin's
