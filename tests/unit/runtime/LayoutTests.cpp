@@ -417,17 +417,23 @@ std::string simulateRing(int arrays, int units, long long rows, int pieces = 1) 
   // Prologue: copies 0 .. units - 1 of rows that exist.
   for (long long j = 0; j < units && ringRow(j, copies) < rows; ++j)
     if (std::string e = issue(j); !e.empty()) return e;
+  int u0 = 0;         // the kernel's ring_u0 and ring_lap, advanced per row
+  unsigned lap = 0;
   for (long long k = 0; k < rows; ++k) {
     const long long first = k * copies;  // ring_copy
     for (int a = 0; a < arrays; ++a)     // every pass waits on and reads its inputs' pieces' units
       for (int c = 0; c < pieces; ++c) {
-        const long long j = first + a * pieces + c;  // the kernel's ring_copy + ringIndex * ring_pieces + piece
+        const int q = a * pieces + c;  // the kernel's ringIndex * ring_pieces + piece
+        const long long j = first + q;
         if (ringArray(j, arrays, pieces) != a || ringPiece(j, pieces) != c || ringRow(j, copies) != k)
           return "copy numbering";
         const int u = ringUnit(j, units);
+        if (ringUnitAt(u0, q, units) != u || ringParityAt(lap, u0, q, units) != ringParity(j, units))
+          return "row " + std::to_string(k) + ": the per-row unit or parity differs from the copy's";
         if (owner[u] != j) return "row " + std::to_string(k) + " reads unit " + std::to_string(u) + " without its copy";
         if (ringParity(j, units) != copyPhase[j]) return "row " + std::to_string(k) + " waits on the wrong phase";
       }
+    ringAdvance(u0, lap, copies, units);
     for (int q = 0; q < copies; ++q) owner[ringUnit(first + q, units)] = -1;  // after h: the row's units are free
     if (ringRow(first + units, copies) < rows)
       for (long long j = first + units; j < first + units + copies && ringRow(j, copies) < rows; ++j)

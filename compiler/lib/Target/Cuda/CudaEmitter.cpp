@@ -130,8 +130,8 @@ const char *const kInternalNames[] = {
     "kPartialDroppedReadLate",
     // the persistent form
     "CLUSTER_PERSISTENT", "kPersistent", "kSweeps", "kChunked", "numHoistedInputs", "smem_bytes_persistent",
-    "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_pieces", "ring_copies", "piece", "piece_base",
-    "piece_elems", "persistent_ring", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
+    "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_pieces", "ring_copies", "piece1", "piece_base",
+    "piece_elems", "persistent_ring", "kPiece1Sweep", "PIECES", "ring_u0", "ring_lap", "row_unit", "row_parity", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
     "clusters", "stage_base", "resident"};
 
 struct InputInfo {
@@ -1506,21 +1506,25 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in3 << "if (base >= len) break;\n";
   if (!smemInputs.empty()) {
     os << in3 << "// Persistent form: the ring piece this sweep lies in (whole sweeps per piece).\n";
-    os << in3 << "const unsigned piece = kPersistent ? static_cast<unsigned>(it * (kUnroll * VEC * kThreads)) / piece_elems : 0u;\n";
-    os << in3 << "const unsigned piece_base = piece * piece_elems;\n";
+    os << in3 << "const bool piece1 = kPersistent && it >= kPiece1Sweep;  // compile-time: `it` is\n";
+    os << in3 << "const unsigned piece_base = piece1 ? piece_elems : 0u;\n";
     for (InputInfo *in : smemInputs)
-      os << in3 << "float* const " << in->smem << "_at = piece == 0 ? " << in->smem << " : " << in->smem
-         << "_p1;\n";
+      os << in3 << "float* const " << in->smem << "_at = piece1 ? " << in->smem << "_p1 : " << in->smem << ";\n";
     if (!landing.empty()) {
+      // A piece's copies are waited for at its first sweep: the first piece's at
+      // sweep 0, the second's at kPiece1Sweep (compile-time tests).
       os << in3 << "if constexpr (kPersistent) {\n";
-      os << in3 << "  if (static_cast<unsigned>(it * (kUnroll * VEC * kThreads)) == piece_base) {  // the piece's first sweep\n";
-      for (InputInfo *in : landing) {
-        std::string j = formatv("ring_copy + {0} * ring_pieces + piece", in->ringIndex).str();
-        os << in3 << "    " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
-           << "credit_mbar_wait(credit_smem_addr(load_bars + ring_unit(" << j << ")), ring_parity(" << j
-           << "));  // " << in->src << "[piece] has landed\n";
+      for (int piece = 0; piece < 2; ++piece) {
+        os << in3 << "  " << (piece == 0 ? "if (it == 0) {" : "if (it == kPiece1Sweep) {")
+           << (piece == 0 ? "  // the first piece's first sweep\n" : "  // the second piece's\n");
+        for (InputInfo *in : landing) {
+          std::string q = formatv("{0} * ring_pieces{1}", in->ringIndex, piece ? " + 1" : "").str();
+          os << in3 << "    " << (in == partialDropped ? "if constexpr (" + in->bulk + ") " : std::string())
+             << "credit_mbar_wait(credit_smem_addr(load_bars + row_unit(" << q << ")), row_parity(" << q
+             << "));  // " << in->src << "[piece " << piece << "] has landed\n";
+        }
+        os << in3 << "  }\n";
       }
-      os << in3 << "  }\n";
       os << in3 << "}\n";
     }
   }
@@ -1653,13 +1657,13 @@ void KernelEmitter::emitBody() {
   os << "// Thread t of CTA `rank` handles elements begin + VEC*(t + 256k) of its slice in every\n"
         "// pass and every MODE; MODE only changes where elements come from (HBM / retained\n"
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
-  os << "template <int VEC, int MODE, int RPT, int THREADS>\n";
+  os << "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
-  os << "    long long M, int N, int P, int ring, int ring_pieces) {\n";
+  os << "    long long M, int N, int P, int ring) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
   static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PERSISTENT, "MODE");
   // CLUSTER_PERSISTENT: many rows per cluster, a ring of `ring` units, each kept
-  // slice copied in `ring_pieces` pieces (0 and 1 elsewhere).
+  // slice copied in PIECES pieces (credit::persistentRing; `ring` is 0 elsewhere).
   constexpr bool kPersistent = MODE == CLUSTER_PERSISTENT;
   static_assert(!kPersistent || (VEC == 4 && THREADS == )cuda" << ns << R"cuda(::kWideCtaThreads && )cuda" << ns << R"cuda(::numKept > 0),
                 "no such form");
@@ -1715,14 +1719,20 @@ void KernelEmitter::emitBody() {
   // pass reads them, which needs fewer registers at once and does not spill.
   constexpr bool kRegPrefetch = kRegs && VEC == 4;
   if constexpr (!kCluster) P = 1;
-  if constexpr (!kPersistent) {
-    ring = 0;
-    ring_pieces = 1;
-  }
+  if constexpr (!kPersistent) ring = 0;
+  static_assert(PIECES == 1 || (kPersistent && PIECES == credit::kPersistentMaxPieces), "PIECES");
+  constexpr int ring_pieces = PIECES;
   // Every sweep of the pass loops lies in one ring piece (credit::persistentPieceElems).
   static_assert(!kPersistent || credit::kPersistentMaxUnroll % kUnroll == 0, "CREDIT_UNROLL_PERSISTENT: 1, 2 or 4");
   // Two pieces at most: a sweep's piece is selected from two pointers per input.
   static_assert(credit::kPersistentMaxPieces == 2, "the pass loops select between two pieces");
+  // Two pieces: the slice (at most RPT * THREADS elements, credit::persistentFits)
+  // splits at credit::persistentPieceElems = kVecElems * kPersistentMaxUnroll * THREADS,
+  // a compile-time sweep: the pass loops pick the piece and wait for it with no
+  // run-time test.
+  static_assert(PIECES == 1 || RPT * THREADS <= 2 * credit::kVecElems * credit::kPersistentMaxUnroll * THREADS,
+                "a slice splits into two pieces at a fixed sweep");
+  constexpr int kPiece1Sweep = PIECES > 1 ? credit::kPersistentMaxUnroll / kUnroll : kRegIters;  // the second piece's first sweep
 
   const unsigned tid = threadIdx.x;
   const unsigned warp = tid / 32;
@@ -1872,6 +1882,12 @@ void KernelEmitter::emitBody() {
     os << "    for (long long j = j0; j < j0 + ring_copies && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);\n";
     os << "  };\n";
     os << "  (void)ring_unit;\n  (void)ring_parity;\n  (void)ring_load;\n  (void)ring_refill;\n";
+    os << "  // The row's first copy: its unit and lap parity, advanced row by row (credit::ringAdvance),\n"
+          "  // so that no thread divides 64-bit numbers per row.\n";
+    os << "  int ring_u0 = 0;\n  unsigned ring_lap = 0;\n";
+    os << "  auto row_unit = [&](int q) { return credit::ringUnitAt(ring_u0, q, ring); };\n";
+    os << "  auto row_parity = [&](int q) { return static_cast<uint32_t>(credit::ringParityAt(ring_lap, ring_u0, q, ring)); };\n";
+    os << "  (void)row_unit;\n  (void)row_parity;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0) {\n";
     os << "      for (long long j = 0; j < ring && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);  // the first rows\n";
@@ -1902,14 +1918,14 @@ void KernelEmitter::emitBody() {
   for (cr::InputOp k : traffic.kept) {
     InputInfo *in = inputOf.lookup(k);
     os << "  float* const " << in->smem << " = !" << in->keep << " ? nullptr\n"
-       << "      : kPersistent ? reinterpret_cast<float*>(smem + layout.keepOffset + ring_unit(ring_copy + "
+       << "      : kPersistent ? reinterpret_cast<float*>(smem + layout.keepOffset + row_unit("
        << in->ringIndex << " * ring_pieces) * layout.keepBytes)\n"
        << "      : reinterpret_cast<float*>(smem + layout.keepOffset)"
        << (in->keptIndex == 0 ? std::string() : formatv(" + {0} * slice", in->keptIndex).str())
        << ";  // retained slice of " << in->src << " [slice] (persistent: its first piece)\n";
     os << "  float* const " << in->smem << "_p1 = !" << in->keep << " || !kPersistent || ring_pieces < 2 ? "
        << in->smem << "\n"
-       << "      : reinterpret_cast<float*>(smem + layout.keepOffset + ring_unit(ring_copy + " << in->ringIndex
+       << "      : reinterpret_cast<float*>(smem + layout.keepOffset + row_unit(" << in->ringIndex
        << " * ring_pieces + 1) * layout.keepBytes);  // persistent: the second piece of " << in->src << "\n";
   }
   // Global pointers of this CTA's slice (never formed in the control kernels,
@@ -2028,6 +2044,7 @@ void KernelEmitter::emitBody() {
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
     os << "      ring_refill(ring_copy + ring);\n";
     os << "    }\n";
+    os << "    credit::ringAdvance(ring_u0, ring_lap, ring_copies, ring);  // the next row's first copy\n";
     os << "  }\n";
   }
   // Indent the row loop's body one level.
@@ -2070,7 +2087,7 @@ void KernelEmitter::emitKernels() {
        << ") {\n";
     os << "  " << ns << "::" << ns << "_body<" << vec << ", " << ns << "::" << mode << ", " << rpt << ", "
        << ns << "::" << (wideCta ? "kWideCtaThreads" : "kThreads") << ">(" << argNames() << ", M, N, "
-       << (cluster ? "P" : "1") << ", 0, 1);\n";
+       << (cluster ? "P" : "1") << ", 0);\n";
     os << "}\n";
   };
   const bool twins = wideCtaThreads() > 0;
@@ -2106,9 +2123,17 @@ void KernelEmitter::emitKernels() {
       os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
          << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_v4"
          << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
-         << "long long M, int N, int P, int ring, int ring_pieces) {\n";
+         << "long long M, int N, int P, int ring) {\n";
       os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
-         << ns << "::kWideCtaThreads>(" << argNames() << ", M, N, P, ring, ring_pieces);\n";
+         << ns << "::kWideCtaThreads>(" << argNames() << ", M, N, P, ring);\n";
+      os << "}\n";
+      os << "// Same, each kept slice copied in two pieces (credit::persistentRing).\n";
+      os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
+         << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_halves_v4"
+         << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
+         << "long long M, int N, int P, int ring) {\n";
+      os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
+         << ns << "::kWideCtaThreads, 2>(" << argNames() << ", M, N, P, ring);\n";
       os << "}\n";
     }
     if (partialDropped) {
@@ -2173,7 +2198,7 @@ void KernelEmitter::emitKernels() {
          << "_control_" << proto << "(long long M, int N, int P) {\n";
       os << "  " << ns << "::" << ns << "_body<1, " << ns << "::"
          << (proto == "sync" ? "CONTROL_SYNC" : "CONTROL_MBARRIER") << ", 0, " << ns << "::kThreads>(" << nulls
-         << "M, N, P, 0, 1);\n";
+         << "M, N, P, 0);\n";
       os << "}\n";
     }
   }
@@ -2406,9 +2431,10 @@ inline bool same(const char* a, const char* b) {
       os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
       os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode == 2);\n";
       os << "    if (ring.units > 0) {\n";
-      os << "      auto kernel = " << ns << "_cluster_persistent_v4" << t << ";\n";
+      os << "      auto kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_v4" << t << " : " << ns
+         << "_cluster_persistent_v4" << t << ";\n";
       os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), true, proto, ptrs, elemBytes, "
-         << numPtrs << ", stream, " << castArgs << ", P, ring.units, ring.pieces);\n";
+         << numPtrs << ", stream, " << castArgs << ", P, ring.units);\n";
       os << "    }\n";
       os << "  }\n";
     } else {

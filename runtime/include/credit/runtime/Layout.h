@@ -482,6 +482,22 @@ CREDIT_HD constexpr int ringArray(long long j, int arrays, int pieces = 1) {
 CREDIT_HD constexpr int ringPiece(long long j, int pieces) { return static_cast<int>(j % pieces); }
 CREDIT_HD constexpr int ringUnit(long long j, int units) { return static_cast<int>(j % units); }
 CREDIT_HD constexpr unsigned ringParity(long long j, int units) { return static_cast<unsigned>((j / units) & 1); }
+// The same per row without a 64-bit division (the kernels' threads evaluate
+// them for every row): the row's first copy k*C sits in unit u0 = (k*C) % units
+// of lap parity ((k*C) / units) & 1; its copy q < units is in unit ringUnitAt and
+// waits on phase ringParityAt. ringAdvance moves (u0, lap) to the next row
+// (C < units: one wrap at most).
+CREDIT_HD constexpr int ringUnitAt(int u0, int q, int units) { return u0 + q >= units ? u0 + q - units : u0 + q; }
+CREDIT_HD constexpr unsigned ringParityAt(unsigned lap, int u0, int q, int units) {
+  return (lap + (u0 + q >= units ? 1u : 0u)) & 1u;
+}
+CREDIT_HD constexpr void ringAdvance(int& u0, unsigned& lap, int copiesPerRow, int units) {
+  u0 += copiesPerRow;
+  if (u0 >= units) {
+    u0 -= units;
+    lap ^= 1u;
+  }
+}
 // The ring's shape: `units` SMEM units of one piece each, every kept slice in
 // `pieces` pieces; units == 0 where the form does not fit.
 struct PersistentRing {
