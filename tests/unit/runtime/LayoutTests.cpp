@@ -355,6 +355,10 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
   CHECK(persistentUnitsOfPieces(two, 262144, 16, 2, optin) == 7);
   CHECK(persistentRing(two, 262144, 16, optin).units == 7);
   CHECK(persistentRing(two, 262144, 16, optin).pieces == 2);
+  // Without halves (a kept input first read late: softmax_logits_bwd): whole slices.
+  CHECK(persistentRing(two, 262144, 16, optin, false).units == 3);
+  CHECK(persistentRing(two, 262144, 16, optin, false).pieces == 1);
+  CHECK(persistentRing(twin, 32768, 2, 100 * 1024, false).units == 0);  // only halves fit there
   CHECK(persistentUnits(two, 262144, 16, 130 * 1024) == 0);  // one row only: nothing in flight
   CHECK(persistentUnits(two, 131072, 16, optin) == 6);       // 6 x 32 KiB: three rows
   CHECK(persistentRing(two, 131072, 16, optin).pieces == 1); // slice 8192: a second piece would be empty

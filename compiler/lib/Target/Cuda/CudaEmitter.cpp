@@ -127,7 +127,7 @@ const char *const kInternalNames[] = {
     // the partial-retention form
     "kPartial", "kHasPartialForm", "partialDropped", "geometry_partial", "smem_bytes_partial",
     "CLUSTER_PARTIAL_SYNC", "CLUSTER_PARTIAL_MBARRIER", "partial_retention", "partialOk",
-    "kPartialDroppedReadLate",
+    "kPartialDroppedReadLate", "kKeptInputReadLate",
     // the persistent form
     "CLUSTER_PERSISTENT", "kPersistent", "kSweeps", "kChunked", "numHoistedInputs", "smem_bytes_persistent",
     "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_pieces", "ring_copies", "piece1", "piece_base",
@@ -315,6 +315,17 @@ private:
       if (inputOf.lookup(k)->firstPass < partialDropped->firstPass)
         return true;
     return false;
+  }
+  /// Whether some kept input is first read by a later pass than another one
+  /// (softmax_logits_bwd's dy, first read by stage 3): credit::persistentRing.
+  bool keptInputReadLate() const {
+    int first = -1, last = -1;
+    for (cr::InputOp k : traffic.kept) {
+      const int p = inputOf.lookup(k)->firstPass;
+      first = first < 0 || p < first ? p : first;
+      last = p > last ? p : last;
+    }
+    return last > first;
   }
   /// Inputs only h reads (InputInfo::onlyH).
   int numOnlyH() const {
@@ -1119,6 +1130,9 @@ void KernelEmitter::emitMetadata() {
   os << formatv("inline constexpr bool kPartialDroppedReadLate = {0};  // first read after the first pass "
                 "(credit::usePartialRetention)\n",
                 partialDroppedReadLate() ? "true" : "false");
+  os << formatv("inline constexpr bool kKeptInputReadLate = {0};  // a kept input first read after the first pass "
+                "(credit::persistentRing: whole slices)\n",
+                keptInputReadLate() ? "true" : "false");
   const ::credit::WorkloadGeometry pg = partialGeometry();
   os << formatv("inline constexpr credit::WorkloadGeometry geometry_partial = {{{0}, {1}, {2}, {3}, {4}, {5}};\n",
                 pg.keepBytesPerElem, pg.numStages, pg.qMax, pg.qSum, pg.threads, pg.hOnlyArrays);
@@ -2366,7 +2380,7 @@ inline credit::PersistentRing persistent_ring(long long N, int P, bool whereFits
   device_smem(perSm, optin);
   const bool run = whereFits ? credit::persistentFits(geometry_wide_cta, kThreads, N, P, optin)
                              : credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, perSm, optin);
-  return run ? credit::persistentRing(geometry_wide_cta, N, P, optin) : credit::PersistentRing{0, 1};
+  return run ? credit::persistentRing(geometry_wide_cta, N, P, optin, !kKeptInputReadLate) : credit::PersistentRing{0, 1};
 }
 
 // C-string equality (no <cstring> needed).

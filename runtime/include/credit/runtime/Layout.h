@@ -508,9 +508,17 @@ struct PersistentRing {
 // (kPersistentMaxRows * C copies); none where fewer than C + 1 fit (no copy of
 // a later row could be in flight). Of 1 or 2 pieces, the one holding more
 // rows' worth (units / C), whole slices on a tie; a second piece must not be
-// empty. Measured on the H200 (docs/results/persistent-broadcast/, layernorm,
-// slices of 16384 at 512 threads): three rows 94.1% of copy bandwidth at 262144
-// against 92.7% for two, and within 0.5% of two elsewhere.
+// empty. `halves` false: whole slices only. Measured on the H200:
+// - three rows 94.1% of copy bandwidth at 262144 against 92.7% for two, and
+//   within 0.5% of two elsewhere (docs/results/persistent-broadcast/, layernorm,
+//   slices of 16384 at 512 threads);
+// - halves against whole slices with two kept inputs at slices of 16384
+//   (docs/results/ring-pieces/): 0.91-0.97 of the time at 131072 and 262144 and
+//   0.99-1.003 below where both inputs are first read by the first pass
+//   (pearson_bwd, wvar_bwd, lars), but 1.02-1.05 where one is first read
+//   later (softmax_logits_bwd's dy, stage 3), whose copy whole slices already
+//   overlap with the passes before it. The generated launcher passes
+//   halves = !kKeptInputReadLate.
 constexpr int kPersistentMaxRows = 3;
 CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g, int pieces = 1) {
   return static_cast<int>(numKeptArrays(g)) * pieces + 1;
@@ -523,9 +531,10 @@ CREDIT_HD constexpr int persistentUnitsOfPieces(WorkloadGeometry g, long long N,
     if (persistentSmemBytes(g, N, P, u, pieces) <= smemOptin) return u;
   return 0;
 }
-CREDIT_HD constexpr PersistentRing persistentRing(WorkloadGeometry g, long long N, int P, long long smemOptin) {
+CREDIT_HD constexpr PersistentRing persistentRing(WorkloadGeometry g, long long N, int P, long long smemOptin,
+                                                  bool halves = true) {
   PersistentRing best{0, 1};
-  for (int pieces = 1; pieces <= kPersistentMaxPieces; ++pieces) {
+  for (int pieces = 1; pieces <= (halves ? kPersistentMaxPieces : 1); ++pieces) {
     const int u = persistentUnitsOfPieces(g, N, P, pieces, smemOptin);
     // rows' worth u / (A * pieces) against best.units / (A * best.pieces)
     if (u > 0 && (best.units == 0 || (long long)u * best.pieces > (long long)best.units * pieces)) best = {u, pieces};
