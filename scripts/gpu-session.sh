@@ -3,10 +3,12 @@
 # with whatever time is left under the call's limit, then its summary and plots.
 # Everything lands in one archive, $OUT/credit-gpu-results.tar.gz.
 # CREDIT_BENCH_ARGS: more run_bench.py options (e.g. "--no-peers --extra-gen t1024=.gpu/gen1024").
-# On the H200 the tests take about 60 s, the sanitizers about 400 s, the benchmark
-# about 110 s: more than one 600-s call. Run CREDIT_SKIP_SANITIZERS=1 (tests, then the
-# benchmark), then CREDIT_SANITIZERS_ONLY=1 CREDIT_SKIP_BENCH=1 (scripts/gpu-check.sh;
-# each call's archive is complete for what it ran).
+# On the H200 the tests take about 70 s, the benchmark about 120 s, memcheck and synccheck
+# about a minute each, racecheck more than 10 minutes: more than one 600-s call. Run
+# CREDIT_SKIP_SANITIZERS=1 (tests, then the benchmark), then CREDIT_SANITIZERS_ONLY=1
+# CREDIT_SKIP_BENCH=1 with CREDIT_SANITIZER_TOOLS / CREDIT_SANITIZER_ARGS choosing a share
+# of the sanitizers per call (scripts/gpu-check.sh; each call's archive is complete for
+# what it ran).
 #   run(command="scripts/gpu-session.sh", carry=[".gpu"], timeout_s=600)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

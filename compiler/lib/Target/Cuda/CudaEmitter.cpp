@@ -1520,7 +1520,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in3 << "if (base >= len) break;\n";
   if (!smemInputs.empty()) {
     os << in3 << "// Persistent form: the ring piece this sweep lies in (whole sweeps per piece).\n";
-    os << in3 << "const bool piece1 = kPersistent && it >= kPiece1Sweep;  // compile-time: `it` is\n";
+    os << in3 << "const bool piece1 = kPersistent && it >= kPiece1Sweep;  // a compile-time constant (unrolled `it`)\n";
     os << in3 << "const unsigned piece_base = piece1 ? piece_elems : 0u;\n";
     for (InputInfo *in : smemInputs)
       os << in3 << "float* const " << in->smem << "_at = piece1 ? " << in->smem << "_p1 : " << in->smem << ";\n";
@@ -1861,7 +1861,7 @@ void KernelEmitter::emitBody() {
     os << "    }\n";
     os << "    __syncthreads();  // initialised before any thread waits on them or a copy signals them\n";
     os << "  }\n";
-    // The persistent form's ring, counted in slices (credit::smemLayoutPersistent).
+    // The persistent form's ring, counted in copies (credit::smemLayoutPersistent).
     for (auto [i, in] : llvm::enumerate(keptByFirstRead))
       in->ringIndex = static_cast<int>(i);
     os << "  // Persistent form: the CTA's kept-slice copies are numbered j = 0, 1, ...: with\n"
