@@ -1205,7 +1205,7 @@ enum : int {
                                  // every later pass reads from global memory again (L2)
   CLUSTER_PARTIAL_MBARRIER = 10, // the same, mbarrier protocol
   CLUSTER_PERSISTENT = 11,       // CLUSTER_MBARRIER over many rows per cluster: a grid of the resident
-                                 // clusters, the kept slices through a ring of `ring` slice buffers
+                                 // clusters, the kept slices through a ring of `ring` units (slices or half slices)
                                  // filled by bulk copies, broadcast inputs only h reads in registers
                                  // (credit::usePersistent)
 };
@@ -2131,24 +2131,22 @@ void KernelEmitter::emitKernels() {
     }
     if (persistentForm()) {
       os << "// The persistent form (credit::usePersistent): a grid of the resident clusters of P CTAs, each\n"
-            "// walking rows; the kept slices through a ring of `ring` slice buffers filled by bulk copies,\n"
+            "// walking rows; the kept slices through a ring of `ring` SMEM units filled by bulk copies,\n"
             "// broadcast inputs only h reads in registers (loaded once). kWideCtaThreads threads, float4,\n"
             "// mbarrier protocol.\n";
-      os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
-         << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_v4"
-         << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
-         << "long long M, int N, int P, int ring) {\n";
-      os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
-         << ns << "::kWideCtaThreads>(" << argNames() << ", M, N, P, ring);\n";
-      os << "}\n";
+      // One kernel per ring shape: whole slices, or two pieces a slice (the body's PIECES).
+      auto persistentKernel = [&](StringRef suffix, StringRef piecesArg) {
+        os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
+           << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_" << suffix
+           << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
+           << "long long M, int N, int P, int ring) {\n";
+        os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
+           << ns << "::kWideCtaThreads" << piecesArg << ">(" << argNames() << ", M, N, P, ring);\n";
+        os << "}\n";
+      };
+      persistentKernel("cluster_persistent_v4", "");
       os << "// Same, each kept slice copied in two pieces (credit::persistentRing).\n";
-      os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
-         << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_cluster_persistent_halves_v4"
-         << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
-         << "long long M, int N, int P, int ring) {\n";
-      os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
-         << ns << "::kWideCtaThreads, 2>(" << argNames() << ", M, N, P, ring);\n";
-      os << "}\n";
+      persistentKernel("cluster_persistent_halves_v4", ", 2");
     }
     if (partialDropped) {
       dataKernel("cluster_partial_sync_v4", "CLUSTER_PARTIAL_SYNC", 4, true,
