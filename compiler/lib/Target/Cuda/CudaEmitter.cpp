@@ -1872,7 +1872,6 @@ void KernelEmitter::emitBody() {
     os << "  constexpr int kRingArrays = static_cast<int>(credit::numKeptArrays(geometry));  // A\n";
     os << "  const int ring_copies = kRingArrays * ring_pieces;  // C, copies a row\n";
     os << "  auto ring_unit = [&](long long j) { return credit::ringUnit(j, ring); };\n";
-    os << "  auto ring_parity = [&](long long j) { return static_cast<uint32_t>(credit::ringParity(j, ring)); };\n";
     os << "  auto ring_load = [&](long long j) {\n";
     os << "    const long long r = row_first + credit::ringRow(j, ring_copies) * clusters;\n";
     os << "    const uint32_t bar = credit_smem_addr(load_bars + ring_unit(j));\n";
@@ -1895,7 +1894,7 @@ void KernelEmitter::emitBody() {
     os << "  auto ring_refill = [&](long long j0) {\n";
     os << "    for (long long j = j0; j < j0 + ring_copies && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);\n";
     os << "  };\n";
-    os << "  (void)ring_unit;\n  (void)ring_parity;\n  (void)ring_load;\n  (void)ring_refill;\n";
+    os << "  (void)ring_unit;\n  (void)ring_load;\n  (void)ring_refill;\n";
     os << "  // The row's first copy: its unit and lap parity, advanced row by row (credit::ringAdvance),\n"
           "  // so that no thread divides 64-bit numbers per row.\n";
     os << "  int ring_u0 = 0;\n  unsigned ring_lap = 0;\n";
