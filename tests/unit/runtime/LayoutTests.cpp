@@ -405,17 +405,30 @@ namespace {
 /// first violation: a copy issued into a unit another row still uses, a row
 /// reading a slice that was not copied (not yet issued, or overwritten), or a
 /// wait on a phase other than the one its copy completes.
-std::string simulateRing(int arrays, int units, long long rows, int pieces = 1) {
+std::string simulateRing(int arrays, int units, long long rows, int pieces = 1, bool midRelease = false) {
   const int copies = arrays * pieces;  // C
   std::vector<long long> owner(units, -1);  // the copy a unit holds (-1: free)
   std::vector<long long> fills(units, 0);   // completed phases of its mbarrier
   std::vector<unsigned> copyPhase;          // the phase each copy completes
+  long long issued = 0;
   auto issue = [&](long long j) -> std::string {
     const int u = ringUnit(j, units);
     if (owner[u] >= 0) return "copy " + std::to_string(j) + " into unit " + std::to_string(u) + " in use";
     owner[u] = j;
-    copyPhase.resize(j + 1);
+    if (static_cast<long long>(copyPhase.size()) <= j) copyPhase.resize(j + 1);  // issued out of order (midRelease)
     copyPhase[j] = static_cast<unsigned>(fills[u]++ & 1);
+    ++issued;
+    return "";
+  };
+  // The kernel's ring_refill: after copies [first, first + C) are read, copy
+  // j + units into the unit of each copy j of piece `freed` (-1: all).
+  auto refill = [&](long long first, int freed) -> std::string {
+    for (int q = 0; q < copies; ++q) {
+      const long long j = first + units + q;
+      if (ringRow(j, copies) >= rows) break;
+      if (freed >= 0 && ringPiece(q, pieces) != freed) continue;
+      if (std::string e = issue(j); !e.empty()) return e;
+    }
     return "";
   };
   // Prologue: copies 0 .. units - 1 of rows that exist.
@@ -438,12 +451,19 @@ std::string simulateRing(int arrays, int units, long long rows, int pieces = 1) 
         if (ringParity(j, units) != copyPhase[j]) return "row " + std::to_string(k) + " waits on the wrong phase";
       }
     ringAdvance(u0, lap, copies, units);
-    for (int q = 0; q < copies; ++q) owner[ringUnit(first + q, units)] = -1;  // after h: the row's units are free
-    if (ringRow(first + units, copies) < rows)
-      for (long long j = first + units; j < first + units + copies && ringRow(j, copies) < rows; ++j)
-        if (std::string e = issue(j); !e.empty()) return e;
+    const bool mid = midRelease && pieces > 1;
+    if (mid) {  // h past the first pieces: their units take the next copies
+      for (int q = 0; q < copies; ++q) owner[ringUnit(first + q, units)] = ringPiece(q, pieces) == 0 ? -1 : first + q;
+      if (std::string e = refill(first, 0); !e.empty()) return e;
+      for (int q = 0; q < copies; ++q)  // h's second half still reads the second pieces
+        if (ringPiece(q, pieces) == 1 && owner[ringUnit(first + q, units)] != first + q)
+          return "row " + std::to_string(k) + ": a second piece was overwritten before h read it";
+    }
+    for (int q = 0; q < copies; ++q)  // after h: the row's units are free
+      if (!mid || ringPiece(q, pieces) == 1) owner[ringUnit(first + q, units)] = -1;
+    if (std::string e = refill(first, mid ? 1 : -1); !e.empty()) return e;
   }
-  if (static_cast<long long>(copyPhase.size()) != rows * copies) return "not every copy was issued";
+  if (issued != rows * copies) return "not every copy was issued";
   return "";
 }
 }  // namespace
@@ -456,6 +476,7 @@ TEST_CASE("The persistent ring protocol: every copy lands in a free unit before 
         for (long long rows = 1; rows <= 13; ++rows) {
           INFO("arrays " << arrays << " pieces " << pieces << " units " << units << " rows " << rows);
           CHECK(simulateRing(arrays, units, rows, pieces) == "");
+          CHECK(simulateRing(arrays, units, rows, pieces, /*midRelease=*/true) == "");
         }
   // The checker catches a ring too small for one row: the row's last copy is never issued.
   CHECK(simulateRing(2, 1, 3) != "");

@@ -1517,6 +1517,20 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
   os << in2 << "#pragma unroll\n";
   os << in2 << "for (int it = 0; it < kRegIters; ++it) {\n";
   os << in3 << "const unsigned base = VEC * tid + it * (kUnroll * VEC * kThreads);\n";
+  if (!pass.isStage && !traffic.kept.empty()) {
+    // h is the row's last reader: once every thread is past the first pieces,
+    // their units take the next copies, half an h earlier than at the row's end.
+    // Before the exit test: with a second piece no thread has left the loop.
+    os << in3 << "if constexpr (kPersistent && ring_pieces > 1) {\n";
+    os << in3 << "  if (it == kPiece1Sweep && len > piece_elems) {  // the same for every thread of the CTA\n";
+    os << in3 << "    __syncthreads();  // every thread has read this row's first pieces\n";
+    os << in3 << "    if (tid == 0) {\n";
+    os << in3 << "      credit_fence_proxy_async_smem();  // those reads (generic proxy) before the copies' writes\n";
+    os << in3 << "      ring_refill(ring_copy, 0);  // copies `ring` ahead into the first pieces' units\n";
+    os << in3 << "    }\n";
+    os << in3 << "  }\n";
+    os << in3 << "}\n";
+  }
   os << in3 << "if (base >= len) break;\n";
   if (!smemInputs.empty()) {
     os << in3 << "// Persistent form: the ring piece this sweep lies in (whole sweeps per piece).\n";
@@ -1890,9 +1904,14 @@ void KernelEmitter::emitBody() {
     os << "      }\n";
     os << "    }\n";
     os << "  };\n";
-    os << "  // The copies [j0, j0 + C) of one refill (of rows that exist).\n";
-    os << "  auto ring_refill = [&](long long j0) {\n";
-    os << "    for (long long j = j0; j < j0 + ring_copies && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);\n";
+    os << "  // After row copies [j0, j0 + C) are read: copy j + ring into the unit of each\n"
+          "  // copy j among them of piece `freed` (-1: every piece), for rows that exist.\n";
+    os << "  auto ring_refill = [&](long long j0, int freed) {\n";
+    os << "    for (int q = 0; q < ring_copies; ++q) {\n";
+    os << "      const long long j = j0 + ring + q;\n";
+    os << "      if (credit::ringRow(j, ring_copies) >= rows) break;\n";
+    os << "      if (freed < 0 || credit::ringPiece(q, ring_pieces) == freed) ring_load(j);\n";
+    os << "    }\n";
     os << "  };\n";
     os << "  (void)ring_unit;\n  (void)ring_load;\n  (void)ring_refill;\n";
     os << "  // The row's first copy: its unit and lap parity, advanced row by row (credit::ringAdvance),\n"
@@ -2055,7 +2074,7 @@ void KernelEmitter::emitBody() {
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
     os << "    if (tid == 0 && credit::ringRow(ring_copy + ring, ring_copies) < rows) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
-    os << "      ring_refill(ring_copy + ring);\n";
+    os << "      ring_refill(ring_copy, ring_pieces > 1 && len > piece_elems ? 1 : -1);  // the first pieces' went in h\n";
     os << "    }\n";
     os << "    credit::ringAdvance(ring_u0, ring_lap, ring_copies, ring);  // the next row's first copy\n";
     os << "  }\n";
