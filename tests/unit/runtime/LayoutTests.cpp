@@ -359,6 +359,11 @@ TEST_CASE("persistentUnits and usePersistent: the rule of the generated cluster 
   CHECK(persistentRing(two, 262144, 16, optin, false).units == 3);
   CHECK(persistentRing(two, 262144, 16, optin, false).pieces == 1);
   CHECK(persistentRing(twin, 32768, 2, 100 * 1024, false).units == 0);  // only halves fit there
+  // ... so the form fits there only where halves are allowed, and the launcher's rule agrees.
+  CHECK(persistentFits(twin, 256, 32768, 2, 100 * 1024));
+  CHECK_FALSE(persistentFits(twin, 256, 32768, 2, 100 * 1024, false));
+  CHECK(usePersistent(twin, 2, 256, 32768, 2, 233472, 100 * 1024));
+  CHECK_FALSE(usePersistent(twin, 2, 256, 32768, 2, 233472, 100 * 1024, false));
   CHECK(persistentUnits(two, 262144, 16, 130 * 1024) == 0);  // one row only: nothing in flight
   CHECK(persistentUnits(two, 131072, 16, optin) == 6);       // 6 x 32 KiB: three rows
   CHECK(persistentRing(two, 131072, 16, optin).pieces == 1); // slice 8192: a second piece would be empty

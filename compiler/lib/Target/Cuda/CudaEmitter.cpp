@@ -2390,13 +2390,15 @@ inline bool wide_cta(long long smemBytes, long long wideSmemBytes) {
 
 // The persistent form's ring at (N, P) on this device: no units where the
 // launcher does not run it (credit::usePersistent; `whereFits`: wherever it can
-// run, credit::persistentFits), else credit::persistentRing.
+// run, credit::persistentFits), else credit::persistentRing. Half slices only
+// where every kept input is first read by the first pass (kKeptInputReadLate).
 inline credit::PersistentRing persistent_ring(long long N, int P, bool whereFits) {
   int perSm = 0, optin = 0;
   device_smem(perSm, optin);
-  const bool run = whereFits ? credit::persistentFits(geometry_wide_cta, kThreads, N, P, optin)
-                             : credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, perSm, optin);
-  return run ? credit::persistentRing(geometry_wide_cta, N, P, optin, !kKeptInputReadLate) : credit::PersistentRing{0, 1};
+  constexpr bool halves = !kKeptInputReadLate;
+  const bool run = whereFits ? credit::persistentFits(geometry_wide_cta, kThreads, N, P, optin, halves)
+                             : credit::usePersistent(geometry_wide_cta, numHoistedInputs, kThreads, N, P, perSm, optin, halves);
+  return run ? credit::persistentRing(geometry_wide_cta, N, P, optin, halves) : credit::PersistentRing{0, 1};
 }
 
 // C-string equality (no <cstring> needed).

@@ -517,8 +517,9 @@ struct PersistentRing {
 //   0.99-1.003 below where both inputs are first read by the first pass
 //   (pearson_bwd, wvar_bwd, lars), but 1.02-1.05 where one is first read
 //   later (softmax_logits_bwd's dy, stage 3), whose copy whole slices already
-//   overlap with the passes before it. The generated launcher passes
-//   halves = !kKeptInputReadLate.
+//   overlap with the passes before it; still 1.02-1.05 at 131072 and 262144
+//   once h releases the first pieces early (docs/results/mid-release/). The
+//   generated launcher passes halves = !kKeptInputReadLate.
 constexpr int kPersistentMaxRows = 3;
 CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g, int pieces = 1) {
   return static_cast<int>(numKeptArrays(g)) * pieces + 1;
@@ -548,12 +549,14 @@ CREDIT_HD constexpr int persistentUnits(WorkloadGeometry g, long long N, int P, 
 // 512-thread twin with register forms), P >= 2, the slice needs the twin's
 // sweeps (more than regsWideMaxN(threads), at most regsWideMaxN(2 threads)
 // elements: the widths measured) and the ring fits. `g` is the twin's geometry
-// (geometry_wide_cta). The generic variant "cluster_persistent" runs it wherever
-// this holds (tests, benchmarks).
-CREDIT_HD constexpr bool persistentFits(WorkloadGeometry g, int narrowThreads, long long N, int P, long long smemOptin) {
+// (geometry_wide_cta); `halves` as for persistentRing, whose ring must fit. The
+// generic variant "cluster_persistent" runs it wherever this holds (tests,
+// benchmarks).
+CREDIT_HD constexpr bool persistentFits(WorkloadGeometry g, int narrowThreads, long long N, int P, long long smemOptin,
+                                        bool halves = true) {
   return g.keepBytesPerElem > 0 && hasRegisterForms(narrowThreads) && wideCtaThreads(narrowThreads) == g.threads &&
          g.threads > 0 && P >= 2 && N >= 1 && sliceElems(N, P) > regsWideMaxN(narrowThreads) &&
-         sliceElems(N, P) <= regsWideMaxN(g.threads) && persistentUnits(g, N, P, smemOptin) > 0;
+         sliceElems(N, P) <= regsWideMaxN(g.threads) && persistentRing(g, N, P, smemOptin, halves).units > 0;
 }
 // Whether the generated cluster launcher (mbarrier protocol) runs it: where it
 // fits and either
@@ -569,8 +572,8 @@ CREDIT_HD constexpr bool persistentFits(WorkloadGeometry g, int narrowThreads, l
 // quant_int8 (one kept input, 64 KiB, three CTAs per SM) 1.02-1.13, hence the
 // second condition (Nsight Compute: 7 resident clusters of 16 against 22).
 CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, int narrowThreads, long long N, int P,
-                                       long long smemPerSm, long long smemOptin) {
-  return persistentFits(g, narrowThreads, N, P, smemOptin) &&
+                                       long long smemPerSm, long long smemOptin, bool halves = true) {
+  return persistentFits(g, narrowThreads, N, P, smemOptin, halves) &&
          (hoistedArrays > 0 || (smemPerSm > 0 && ctasPerSmBySmem(smemBytes(g, N, P, Protocol::Mbarrier), smemPerSm) <= 1));
 }
 
