@@ -1975,6 +1975,16 @@ void KernelEmitter::emitBody() {
     if (!in->op.isScalar() && in->passes.empty())
       os << "  (void)" << in->slice << ";  // " << in->src << " is read by no pass\n";
   }
+  if (!traffic.kept.empty())
+    for (auto &in : inputs)
+      if (in->op.isRow() && in->onlyH) {
+        // One thread asks L2 for the row's slice of an input only h reads, so h's loads
+        // of it hit L2 rather than wait for HBM after the stages (float4 form: aligned).
+        os << "  if constexpr (kPersistent && !kControl) {\n";
+        os << "    if (tid == 0 && len > 0) credit_bulk_prefetch_l2(" << in->slice
+           << ", len * 4);  // " << in->src << ": into L2 while the stages run\n";
+        os << "  }\n";
+      }
   for (auto &in : inputs)
     if (in->op.isScalar())
       os << "  const float " << in->name << " = kControl ? 0.0f : " << in->gmem

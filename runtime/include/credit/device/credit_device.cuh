@@ -265,6 +265,14 @@ CREDIT_DEVICE_INLINE void credit_bulk_load(uint32_t dst, const void* src, uint32
       : "memory");
 }
 
+// Bulk prefetch (sm_90+) of `bytes` bytes at global `src` into L2: a hint, no
+// completion to wait for. `bytes` a multiple of 16, `src` 16-byte aligned. The
+// persistent form issues it for a row's inputs only h reads, which h then finds
+// in L2 instead of waiting for HBM.
+CREDIT_DEVICE_INLINE void credit_bulk_prefetch_l2(const void* src, uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+}
+
 // Orders this thread's view of prior generic-proxy accesses to this CTA's SMEM
 // (e.g. every thread's reads of a buffer, made visible to it by __syncthreads)
 // before its subsequent async-proxy accesses (a bulk copy into the same buffer).
