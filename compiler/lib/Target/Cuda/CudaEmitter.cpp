@@ -1364,8 +1364,10 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
          << "  // " << in->src << ": first read, from HBM\n";
     } else if (in->firstPass == p) {
       prefetchedElse(in, "");
+      // Only h reads it: the persistent form asked L2 for it at the row's start.
+      const bool l2 = !pass.isStage && in->onlyH && in->op.isRow() && !traffic.kept.empty();
       os << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
-         << "  // " << in->src << ": first read, from HBM\n";
+         << "  // " << in->src << ": first read, from HBM" << (l2 ? " (persistent form: L2)" : "") << "\n";
     } else {
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
          << "[it][u]);  // " << in->src << ": held in registers\n";
