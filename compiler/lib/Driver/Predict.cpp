@@ -172,6 +172,13 @@ int credit::predictMain(int argc, char **argv) {
     facts.partialDropped = partial->dropped;
     facts.partialDroppedReadLate = partial->droppedReadLate;
     facts.partialGeometry = partial->geometry;
+    mlir::FailureOr<PersistentFormFacts> persistent = persistentFormFacts(kernels.front(), eo);
+    if (failed(persistent))
+      return kExitUserError;
+    facts.hasPersistentForm = persistent->exists;
+    facts.persistentHoisted = persistent->hoistedInputs;
+    facts.persistentKeptReadLate = persistent->keptInputReadLate;
+    facts.persistentGeometry = persistent->geometry;
   }
   model::Query q;
   q.M = opts.M;

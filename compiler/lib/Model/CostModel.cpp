@@ -646,6 +646,33 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
     }
   }
 
+  // Where the cluster launcher runs the persistent form (mbarrier protocol,
+  // float4 rows; credit::usePersistent, as the generated launcher decides it
+  // with this device's SMEM sizes), say so: the terms price one row per
+  // cluster. The launcher tries it before the partial-retention form.
+  std::map<int, ::credit::PersistentRing> persistentAtP;
+  if (facts.hasPersistentForm && profile.smemPerSmBytes > 0 && profile.smemOptinBytes > 0 && query.N % 4 == 0) {
+    const bool halves = !facts.persistentKeptReadLate;
+    for (const Candidate &c : p.candidates)
+      if (c.legal && c.P >= 2 && c.protocol == Protocol::Mbarrier &&
+          ::credit::usePersistent(facts.persistentGeometry, facts.persistentHoisted, facts.geometry.threads, query.N,
+                                  c.P, profile.smemPerSmBytes, profile.smemOptinBytes, halves))
+        persistentAtP[c.P] = ::credit::persistentRing(facts.persistentGeometry, query.N, c.P,
+                                                      profile.smemOptinBytes, halves);
+    std::string ps;
+    for (const auto &[P, ring] : persistentAtP)
+      ps += (ps.empty() ? "" : "; ") +
+            formatv("P = {0} ({1} {2} units)", P, ring.units, ring.pieces == 2 ? "half-slice" : "whole-slice").str();
+    if (!ps.empty())
+      p.notes.push_back(formatv("the cluster launcher runs the persistent form at {0}, mbarrier protocol, "
+                                "16-byte-aligned rows: each resident cluster takes several rows and copies the "
+                                "next rows' slices through a ring of SMEM units while it works on one "
+                                "(docs/codegen.md); no term prices that overlap, so dT understates the clustered "
+                                "kernel there",
+                                ps)
+                            .str());
+  }
+
   // Where the cluster launcher runs the partial-retention form instead of the
   // one the terms describe (credit::usePartialRetention, as the generated
   // launcher decides it with this device's SMEM sizes), say so.
@@ -654,6 +681,8 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
     for (const Candidate &c : p.candidates) {
       if (!c.legal || c.P < 2 || c.clustersPerWave < 1)
         continue;
+      if (c.protocol == Protocol::Mbarrier && persistentAtP.count(c.P))
+        continue;  // the persistent form runs there (aligned rows)
       const long long partialSmem =
           ::credit::smemBytes(facts.partialGeometry, query.N, c.P, c.protocol);
       if (!::credit::usePartialRetention(c.smemBytes, partialSmem, c.P, facts.partialDroppedReadLate,

@@ -497,7 +497,7 @@ TEST_CASE("the occupancy note where the staged kernel fills an SM", "[model]") {
   CHECK(!hasNote(run(facts(32768), withSmem(233472), 16, 32768, 0.1, BaselineKind::Reread)));
 }
 
-TEST_CASE("the partial-retention note where the launcher runs that form", "[model]") {
+TEST_CASE("the partial-retention and persistent-form notes where the launcher runs those forms", "[model]") {
   std::string t = kProfile;
   const std::string needle = "\"sm_clock_MHz\": 1000";
   t.replace(t.find(needle), needle.size(),
@@ -531,6 +531,35 @@ TEST_CASE("the partial-retention note where the launcher runs that form", "[mode
   // No such form, or no SMEM sizes in the profile: no note.
   CHECK(note(run(twoInputs(32768, false, true), withSmem, 16, 32768, 1.0)).empty());
   CHECK(note(run(twoInputs(32768, true, true), profile(), 16, 32768, 1.0)).empty());
+
+  // The persistent form (512-thread twin, slices of 8193-16384): the launcher
+  // tries it first with the mbarrier protocol, so the partial form runs with
+  // sync only there.
+  auto persistentNote = [](const Prediction &p) {
+    for (const std::string &n : p.notes)
+      if (n.find("persistent form") != std::string::npos)
+        return n;
+    return std::string();
+  };
+  auto withTwin = [&](long long N, bool readLate) {
+    KernelFacts f = twoInputs(N, true, readLate);
+    f.hasPersistentForm = true;
+    f.persistentKeptReadLate = readLate;
+    f.persistentGeometry = {8, 2, 1, 2, 512};
+    return f;
+  };
+  Prediction late = run(withTwin(32768, true), withSmem, 16, 32768, 1.0);
+  CHECK_THAT(persistentNote(late), Contains("runs the persistent form at P = 2 (3 whole-slice units), mbarrier"));
+  CHECK_THAT(note(late), Contains("runs the partial-retention form at P = 2 (sync): dy"));
+  // Both inputs first read by the first pass: half slices, 7 units of 32 KiB.
+  CHECK_THAT(persistentNote(run(withTwin(32768, false), withSmem, 16, 32768, 1.0)),
+             Contains("at P = 2 (7 half-slice units)"));
+  // Slices of 8192 (P = 4) hold no persistent form; an odd N no float4 rows; no
+  // SMEM sizes, no rule.
+  CHECK_THAT(persistentNote(late), !Contains("P = 4"));
+  CHECK(persistentNote(run(withTwin(32767, true), withSmem, 16, 32767, 1.0)).empty());
+  CHECK_THAT(note(run(withTwin(32767, true), withSmem, 16, 32767, 1.0)), Contains("P = 2 (sync, mbarrier)"));
+  CHECK(persistentNote(run(withTwin(32768, true), profile(), 16, 32768, 1.0)).empty());
 }
 
 TEST_CASE("prediction JSON carries every term", "[model]") {

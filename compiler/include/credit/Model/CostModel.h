@@ -109,6 +109,13 @@ struct KernelFacts {
   std::string partialDropped;                 // the input it re-reads from L2
   bool partialDroppedReadLate = false;        // first read after the first pass
   ::credit::WorkloadGeometry partialGeometry{};
+  // The persistent form (docs/codegen.md), set by the caller from the CUDA
+  // emitter (credit::persistentFormFacts): predict notes where the cluster
+  // launcher runs it. No term prices it either.
+  bool hasPersistentForm = false;
+  int persistentHoisted = 0;                  // numHoistedInputs
+  bool persistentKeptReadLate = false;        // kKeptInputReadLate: whole slices only
+  ::credit::WorkloadGeometry persistentGeometry{};  // geometry_wide_cta
 
   int qSum() const;
   /// Eq. 3 allows the one-CTA staged kernel (P = 1, sync scratch) at legalityN.

@@ -202,6 +202,7 @@ public:
   mlir::LogicalResult runHeader();
   /// The analyses only: the partial-retention form run() would generate.
   mlir::FailureOr<credit::PartialRetentionForm> partialForm();
+  mlir::FailureOr<credit::PersistentFormFacts> persistentFacts();
 
 private:
   mlir::LogicalResult analyze();
@@ -3317,6 +3318,18 @@ mlir::FailureOr<credit::PartialRetentionForm> KernelEmitter::partialForm() {
   return f;
 }
 
+mlir::FailureOr<credit::PersistentFormFacts> KernelEmitter::persistentFacts() {
+  if (failed(analyze()))
+    return mlir::failure();
+  credit::PersistentFormFacts f;
+  f.exists = persistentForm();
+  f.hoistedInputs = numHoisted();
+  f.keptInputReadLate = keptInputReadLate();
+  f.geometry = geo;  // geometry_wide_cta: the twin's threads
+  f.geometry.threads = wideCtaThreads() ? wideCtaThreads() : geo.threads;
+  return f;
+}
+
 mlir::LogicalResult KernelEmitter::run() {
   if (failed(analyze()))
     return mlir::failure();
@@ -3363,4 +3376,10 @@ mlir::FailureOr<credit::PartialRetentionForm>
 credit::partialRetentionForm(mlir::credit::KernelOp kernel, const CudaEmitOptions &options) {
   KernelEmitter emitter(kernel, options, llvm::nulls());
   return emitter.partialForm();
+}
+
+mlir::FailureOr<credit::PersistentFormFacts>
+credit::persistentFormFacts(mlir::credit::KernelOp kernel, const CudaEmitOptions &options) {
+  KernelEmitter emitter(kernel, options, llvm::nulls());
+  return emitter.persistentFacts();
 }

@@ -83,6 +83,18 @@ struct PartialRetentionForm {
 mlir::FailureOr<PartialRetentionForm> partialRetentionForm(mlir::credit::KernelOp kernel,
                                                            const CudaEmitOptions &options);
 
+/// The persistent form of the cluster kernels (docs/codegen.md), as the
+/// generated launcher's rule sees it (credit::usePersistent): for predict's
+/// note, the same constants the generated file holds.
+struct PersistentFormFacts {
+  bool exists = false;                   // the _cluster_persistent_ kernels are generated
+  int hoistedInputs = 0;                 // numHoistedInputs
+  bool keptInputReadLate = false;        // kKeptInputReadLate: whole slices only
+  ::credit::WorkloadGeometry geometry{}; // geometry_wide_cta
+};
+mlir::FailureOr<PersistentFormFacts> persistentFormFacts(mlir::credit::KernelOp kernel,
+                                                         const CudaEmitOptions &options);
+
 } // namespace credit
 
 #endif // CREDIT_TARGET_CUDA_CUDAEMITTER_H
