@@ -160,25 +160,22 @@ int credit::predictMain(int argc, char **argv) {
     return kExitRejected;
   }
   {
-    // Which partial-retention form the generated cluster launcher has (the
-    // emitter chooses it): for predict's note only.
+    // Which partial-retention and persistent forms the generated cluster
+    // launcher has (the emitter chooses them): for predict's notes only.
     CudaEmitOptions eo;
     eo.arch = opts.arch;
     eo.threads = opts.threads;
-    mlir::FailureOr<PartialRetentionForm> partial = partialRetentionForm(kernels.front(), eo);
-    if (failed(partial))
+    mlir::FailureOr<LauncherForms> forms = launcherForms(kernels.front(), eo);
+    if (failed(forms))
       return kExitUserError;
-    facts.hasPartialForm = partial->exists;
-    facts.partialDropped = partial->dropped;
-    facts.partialDroppedReadLate = partial->droppedReadLate;
-    facts.partialGeometry = partial->geometry;
-    mlir::FailureOr<PersistentFormFacts> persistent = persistentFormFacts(kernels.front(), eo);
-    if (failed(persistent))
-      return kExitUserError;
-    facts.hasPersistentForm = persistent->exists;
-    facts.persistentHoisted = persistent->hoistedInputs;
-    facts.persistentKeptReadLate = persistent->keptInputReadLate;
-    facts.persistentGeometry = persistent->geometry;
+    facts.hasPartialForm = forms->partial.exists;
+    facts.partialDropped = forms->partial.dropped;
+    facts.partialDroppedReadLate = forms->partial.droppedReadLate;
+    facts.partialGeometry = forms->partial.geometry;
+    facts.hasPersistentForm = forms->persistent.exists;
+    facts.persistentHoisted = forms->persistent.hoistedInputs;
+    facts.persistentKeptReadLate = forms->persistent.keptInputReadLate;
+    facts.persistentGeometry = forms->persistent.geometry;
   }
   model::Query q;
   q.M = opts.M;

@@ -102,7 +102,7 @@ struct KernelFacts {
   long long legalityN = 0;            // the N `legality` was computed for
   std::vector<LegalityAtN> legality;  // P = 1 (staged), 2, 4, 8[, 16]
   // The partial-retention form of the cluster kernels (docs/codegen.md), set by
-  // the caller from the CUDA emitter (credit::partialRetentionForm), which
+  // the caller from the CUDA emitter (credit::launcherForms), which
   // chooses it: predict notes where the cluster launcher runs it. No term
   // prices it.
   bool hasPartialForm = false;
@@ -110,7 +110,7 @@ struct KernelFacts {
   bool partialDroppedReadLate = false;        // first read after the first pass
   ::credit::WorkloadGeometry partialGeometry{};
   // The persistent form (docs/codegen.md), set by the caller from the CUDA
-  // emitter (credit::persistentFormFacts): predict notes where the cluster
+  // emitter (credit::launcherForms): predict notes where the cluster
   // launcher runs it. No term prices it either.
   bool hasPersistentForm = false;
   int persistentHoisted = 0;                  // numHoistedInputs

@@ -201,8 +201,7 @@ public:
   /// The C/C++ header declaring the extern "C" API that run() defines.
   mlir::LogicalResult runHeader();
   /// The analyses only: the partial-retention form run() would generate.
-  mlir::FailureOr<credit::PartialRetentionForm> partialForm();
-  mlir::FailureOr<credit::PersistentFormFacts> persistentFacts();
+  mlir::FailureOr<credit::LauncherForms> forms();
 
 private:
   mlir::LogicalResult analyze();
@@ -3305,28 +3304,21 @@ mlir::LogicalResult KernelEmitter::runHeader() {
   return genFailed ? mlir::failure() : mlir::success();
 }
 
-mlir::FailureOr<credit::PartialRetentionForm> KernelEmitter::partialForm() {
+mlir::FailureOr<credit::LauncherForms> KernelEmitter::forms() {
   if (failed(analyze()))
     return mlir::failure();
-  credit::PartialRetentionForm f;
-  f.exists = partialDropped != nullptr;
-  f.geometry = partialGeometry();
+  credit::LauncherForms f;
+  f.partial.exists = partialDropped != nullptr;
+  f.partial.geometry = partialGeometry();
   if (partialDropped) {
-    f.dropped = partialDropped->src;
-    f.droppedReadLate = partialDroppedReadLate();
+    f.partial.dropped = partialDropped->src;
+    f.partial.droppedReadLate = partialDroppedReadLate();
   }
-  return f;
-}
-
-mlir::FailureOr<credit::PersistentFormFacts> KernelEmitter::persistentFacts() {
-  if (failed(analyze()))
-    return mlir::failure();
-  credit::PersistentFormFacts f;
-  f.exists = persistentForm();
-  f.hoistedInputs = numHoisted();
-  f.keptInputReadLate = keptInputReadLate();
-  f.geometry = geo;  // geometry_wide_cta: the twin's threads
-  f.geometry.threads = wideCtaThreads() ? wideCtaThreads() : geo.threads;
+  f.persistent.exists = persistentForm();
+  f.persistent.hoistedInputs = numHoisted();
+  f.persistent.keptInputReadLate = keptInputReadLate();
+  f.persistent.geometry = geo;  // geometry_wide_cta: the twin's threads
+  f.persistent.geometry.threads = wideCtaThreads() ? wideCtaThreads() : geo.threads;
   return f;
 }
 
@@ -3372,14 +3364,8 @@ mlir::LogicalResult credit::emitCudaHeader(mlir::credit::KernelOp kernel,
   return mlir::success();
 }
 
-mlir::FailureOr<credit::PartialRetentionForm>
-credit::partialRetentionForm(mlir::credit::KernelOp kernel, const CudaEmitOptions &options) {
+mlir::FailureOr<credit::LauncherForms> credit::launcherForms(mlir::credit::KernelOp kernel,
+                                                             const CudaEmitOptions &options) {
   KernelEmitter emitter(kernel, options, llvm::nulls());
-  return emitter.partialForm();
-}
-
-mlir::FailureOr<credit::PersistentFormFacts>
-credit::persistentFormFacts(mlir::credit::KernelOp kernel, const CudaEmitOptions &options) {
-  KernelEmitter emitter(kernel, options, llvm::nulls());
-  return emitter.persistentFacts();
+  return emitter.forms();
 }

@@ -80,20 +80,23 @@ struct PartialRetentionForm {
   bool droppedReadLate = false;   // kPartialDroppedReadLate
   ::credit::WorkloadGeometry geometry{}; // geometry_partial
 };
-mlir::FailureOr<PartialRetentionForm> partialRetentionForm(mlir::credit::KernelOp kernel,
-                                                           const CudaEmitOptions &options);
 
 /// The persistent form of the cluster kernels (docs/codegen.md), as the
-/// generated launcher's rule sees it (credit::usePersistent): for predict's
-/// note, the same constants the generated file holds.
+/// generated launcher's rule sees it (credit::usePersistent).
 struct PersistentFormFacts {
   bool exists = false;                   // the _cluster_persistent_ kernels are generated
   int hoistedInputs = 0;                 // numHoistedInputs
   bool keptInputReadLate = false;        // kKeptInputReadLate: whole slices only
   ::credit::WorkloadGeometry geometry{}; // geometry_wide_cta
 };
-mlir::FailureOr<PersistentFormFacts> persistentFormFacts(mlir::credit::KernelOp kernel,
-                                                         const CudaEmitOptions &options);
+/// The forms the generated cluster launcher may run instead of the one the
+/// model's terms describe, with the constants the generated file holds for its
+/// rules: for predict's notes.
+struct LauncherForms {
+  PartialRetentionForm partial;
+  PersistentFormFacts persistent;
+};
+mlir::FailureOr<LauncherForms> launcherForms(mlir::credit::KernelOp kernel, const CudaEmitOptions &options);
 
 } // namespace credit
 
