@@ -132,7 +132,8 @@ const char *const kInternalNames[] = {
     "CLUSTER_PERSISTENT", "kPersistent", "kSweeps", "kChunked", "numHoistedInputs", "smem_bytes_persistent",
     "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_pieces", "ring_copies", "piece1", "piece_base",
     "piece_elems", "persistent_ring", "kPiece1Sweep", "PIECES", "ring_u0", "ring_lap", "row_unit", "row_parity", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
-    "clusters", "stage_base", "resident"};
+    "clusters", "stage_base", "resident", "ring_unit", "ring_refill", "ring_copy", "kRingArrays", "j0", "freed",
+    "release_in_h", "halves", "credit_bulk_prefetch_l2"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -200,7 +201,8 @@ public:
   mlir::LogicalResult run();
   /// The C/C++ header declaring the extern "C" API that run() defines.
   mlir::LogicalResult runHeader();
-  /// The analyses only: the partial-retention form run() would generate.
+  /// The analyses only: the partial-retention and persistent forms run() would
+  /// generate, with the constants their launcher rules use.
   mlir::FailureOr<credit::LauncherForms> forms();
 
 private:
@@ -343,6 +345,19 @@ private:
   }
   /// The persistent form is generated (credit::usePersistent can hold).
   bool persistentForm() const { return !traffic.kept.empty() && registerForms() && wideCtaThreads() > 0; }
+  /// The wide-CTA twins' geometry (`geometry_wide_cta`): the full geometry at
+  /// the twin's threads (the file's own where it has no twin).
+  ::credit::WorkloadGeometry wideCtaGeometry() const {
+    ::credit::WorkloadGeometry g = geo;
+    g.threads = wideCtaThreads() ? wideCtaThreads() : geo.threads;
+    return g;
+  }
+  /// A row input only h reads: the persistent form asks L2 for its slice at each
+  /// row's start, and h's loads find it there.
+  bool prefetchedIntoL2(const InputInfo &in) const {
+    cr::InputOp op = in.op;  // the op's accessors are not const
+    return persistentForm() && op.isRow() && in.onlyH;
+  }
   /// The generated text (emitCuda's buffer): emitBody indents the row loop's body.
   std::string *text = nullptr;
 public:
@@ -1118,9 +1133,9 @@ void KernelEmitter::emitMetadata() {
   os << "static_assert(geometry.threads == kThreads && geometry.numStages == L, \"geometry\");\n";
   os << formatv("inline constexpr int kWideCtaThreads = {0};  // the wide-CTA twins' threads (2 kThreads; 0: none)\n",
                 wideCtaThreads());
+  const ::credit::WorkloadGeometry wg = wideCtaGeometry();
   os << formatv("inline constexpr credit::WorkloadGeometry geometry_wide_cta = {{{0}, {1}, {2}, {3}, {4}, {5}};\n",
-                geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
-                wideCtaThreads() ? wideCtaThreads() : geo.threads, geo.hOnlyArrays);
+                wg.keepBytesPerElem, wg.numStages, wg.qMax, wg.qSum, wg.threads, wg.hOnlyArrays);
   // The partial-retention form: one kept input fewer in SMEM (credit::usePartialRetention).
   os << formatv("inline constexpr bool kHasPartialForm = {0};  // CLUSTER_PARTIAL_*: two or more kept inputs\n",
                 partialDropped ? "true" : "false");
@@ -1364,10 +1379,9 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
          << "  // " << in->src << ": first read, from HBM\n";
     } else if (in->firstPass == p) {
       prefetchedElse(in, "");
-      // Only h reads it: the persistent form asked L2 for it at the row's start.
-      const bool l2 = !pass.isStage && in->onlyH && in->op.isRow() && !traffic.kept.empty();
       os << "credit_ld_global<VEC>(" << in->vec << "[u], " << in->slice << " + off);"
-         << "  // " << in->src << ": first read, from HBM" << (l2 ? " (persistent form: L2)" : "") << "\n";
+         << "  // " << in->src << ": first read, from HBM" << (prefetchedIntoL2(*in) ? " (persistent form: L2)" : "")
+         << "\n";
     } else {
       os << in3 << "if constexpr (kRegs) credit_copy<VEC>(" << in->vec << "[u], " << in->reg
          << "[it][u]);  // " << in->src << ": held in registers\n";
@@ -1524,7 +1538,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
     // their units take the next copies, half an h earlier than at the row's end.
     // Before the exit test: with a second piece no thread has left the loop.
     os << in3 << "if constexpr (kPersistent && ring_pieces > 1) {\n";
-    os << in3 << "  if (it == kPiece1Sweep && len > piece_elems) {  // the same for every thread of the CTA\n";
+    os << in3 << "  if (it == kPiece1Sweep && release_in_h) {  // the same for every thread of the CTA\n";
     os << in3 << "    __syncthreads();  // every thread has read this row's first pieces\n";
     os << in3 << "    if (tid == 0) {\n";
     os << in3 << "      credit_fence_proxy_async_smem();  // those reads (generic proxy) before the copies' writes\n";
@@ -1784,6 +1798,11 @@ void KernelEmitter::emitBody() {
   // The persistent form's ring piece, in elements (the whole slice elsewhere).
   const unsigned piece_elems = static_cast<unsigned>(kPersistent ? credit::persistentPieceElems(geometry, N, P, ring_pieces) : slice);
   (void)piece_elems;
+  // Two pieces, the second not empty: h refills the first pieces' units once every
+  // thread is past them, and the row's end only the second pieces' (the same for
+  // every thread of the CTA).
+  const bool release_in_h = kPersistent && ring_pieces > 1 && len > piece_elems;
+  (void)release_in_h;
 
   // Dynamic SMEM, exactly credit::smemLayout(geometry, N, P, protocol): scratch
   // first, then one slice-long array per kept input (REREAD: scratch only); the
@@ -1977,16 +1996,15 @@ void KernelEmitter::emitBody() {
     if (!in->op.isScalar() && in->passes.empty())
       os << "  (void)" << in->slice << ";  // " << in->src << " is read by no pass\n";
   }
-  if (!traffic.kept.empty())
-    for (auto &in : inputs)
-      if (in->op.isRow() && in->onlyH) {
-        // One thread asks L2 for the row's slice of an input only h reads, so h's loads
-        // of it hit L2 rather than wait for HBM after the stages (float4 form: aligned).
-        os << "  if constexpr (kPersistent && !kControl) {\n";
-        os << "    if (tid == 0 && len > 0) credit_bulk_prefetch_l2(" << in->slice
-           << ", len * 4);  // " << in->src << ": into L2 while the stages run\n";
-        os << "  }\n";
-      }
+  for (auto &in : inputs)
+    if (prefetchedIntoL2(*in)) {
+      // One thread asks L2 for the row's slice, so h's loads of it hit L2 rather
+      // than wait for HBM after the stages (float4 form: aligned).
+      os << "  if constexpr (kPersistent && !kControl) {\n";
+      os << "    if (tid == 0 && len > 0) credit_bulk_prefetch_l2(" << in->slice
+         << ", len * 4);  // " << in->src << ": into L2 while the stages run\n";
+      os << "  }\n";
+    }
   for (auto &in : inputs)
     if (in->op.isScalar())
       os << "  const float " << in->name << " = kControl ? 0.0f : " << in->gmem
@@ -2086,7 +2104,7 @@ void KernelEmitter::emitBody() {
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
     os << "    if (tid == 0 && credit::ringRow(ring_copy + ring, ring_copies) < rows) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
-    os << "      ring_refill(ring_copy, ring_pieces > 1 && len > piece_elems ? 1 : -1);  // the first pieces' went in h\n";
+    os << "      ring_refill(ring_copy, release_in_h ? 1 : -1);  // the first pieces' went in h\n";
     os << "    }\n";
     os << "    credit::ringAdvance(ring_u0, ring_lap, ring_copies, ring);  // the next row's first copy\n";
     os << "  }\n";
@@ -3317,8 +3335,7 @@ mlir::FailureOr<credit::LauncherForms> KernelEmitter::forms() {
   f.persistent.exists = persistentForm();
   f.persistent.hoistedInputs = numHoisted();
   f.persistent.keptInputReadLate = keptInputReadLate();
-  f.persistent.geometry = geo;  // geometry_wide_cta: the twin's threads
-  f.persistent.geometry.threads = wideCtaThreads() ? wideCtaThreads() : geo.threads;
+  f.persistent.geometry = wideCtaGeometry();
   return f;
 }
 
