@@ -2293,110 +2293,9 @@ void KernelEmitter::emitHost() {
   }
 
   os << "// ===== host launch API (not compiled by NVRTC) =====\n";
-  os << "#if !defined(__CUDACC_RTC__)\n#include <cuda_runtime.h>\n\n#include <mutex>\n\n";
+  os << "#if !defined(__CUDACC_RTC__)\n#include <cuda_runtime.h>\n\n";
   os << "namespace CREDIT_LOCAL " << ns << " {\nnamespace host {\n";
-  os << R"cuda(// The kernel side of the launch path, cached per (device, kernel, dynamic SMEM,
-// cluster size, scheduling policy, persistent grid): the SMEM attribute and the
-// two occupancy queries cost tens of microseconds of host time per launch
-// (docs/results/persistent-profile/) and depend on nothing else. The SMEM
-// attribute is only ever raised, so that no launch, cached or not, finds it
-// below its SMEM. Thread-safe; a failed query is not cached; at most
-// kSetupCacheSize launch shapes (then that cache starts over). Fixed arrays, no
-// std containers: their instantiations would be exported (CodeGen/visibility.test).
-struct KernelSetup {
-  const void* kernel;
-  int device;
-  long long smemBytes;
-  int P;             // 0: not a cluster launch
-  bool loadBalance;
-  bool persistent;
-  int maxCluster;    // cudaOccupancyMaxPotentialClusterSize (cluster launches)
-  int resident;      // cudaOccupancyMaxActiveClusters (persistent launches with P <= maxCluster)
-};
-struct KernelAttributes {  // what this file set on (device, kernel)
-  const void* kernel;
-  int device;
-  long long smemSet;  // cudaFuncAttributeMaxDynamicSharedMemorySize
-  bool nonPortable;   // cudaFuncAttributeNonPortableClusterSizeAllowed asked for
-};
-inline constexpr int kSetupCacheSize = 512;
-inline constexpr int kAttributeCacheSize = 1024;  // (device, kernel) pairs
-struct SetupCache {
-  std::mutex mutex;
-  KernelSetup setups[kSetupCacheSize];
-  int numSetups = 0;
-  KernelAttributes attributes[kAttributeCacheSize];
-  int numAttributes = 0;
-};
-inline SetupCache& setup_cache() {
-  static SetupCache cache;
-  return cache;
-}
-// The SMEM attribute raised to smemBytes where it is lower, and the non-portable
-// cluster sizes allowed once for P > 8. The caller holds the cache's mutex.
-inline cudaError_t raise_attributes(SetupCache& cache, const void* kernel, int device, long long smemBytes,
-                                    bool nonPortable) {
-  KernelAttributes* a = nullptr;
-  for (int i = 0; i < cache.numAttributes; ++i)
-    if (cache.attributes[i].kernel == kernel && cache.attributes[i].device == device) a = &cache.attributes[i];
-  KernelAttributes unrecorded{kernel, device, -1, false};
-  if (a == nullptr && cache.numAttributes < kAttributeCacheSize) {
-    cache.attributes[cache.numAttributes] = unrecorded;
-    a = &cache.attributes[cache.numAttributes++];
-  } else if (a == nullptr) {  // table full: the attribute as the device has it
-    cudaFuncAttributes fa{};
-    const cudaError_t err = cudaFuncGetAttributes(&fa, kernel);
-    if (err != cudaSuccess) return err;
-    unrecorded.smemSet = fa.maxDynamicSharedSizeBytes;
-    a = &unrecorded;
-  }
-  if (smemBytes > a->smemSet) {
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smemBytes));
-    if (err != cudaSuccess) return err;
-    a->smemSet = smemBytes;
-  }
-  if (nonPortable && !a->nonPortable) {
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-      (void)cudaGetLastError();  // not allowed here: the size query then reports <= 8
-    a->nonPortable = true;
-  }
-  return cudaSuccess;
-}
-// `cfg`: the launch's configuration (grid, CTA, SMEM, cluster attributes).
-inline cudaError_t kernel_setup(const void* kernel, int device, long long smemBytes, int P, bool loadBalance,
-                                bool persistent, const cudaLaunchConfig_t& cfg, KernelSetup* out) {
-  SetupCache& cache = setup_cache();
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  for (int i = 0; i < cache.numSetups; ++i) {
-    const KernelSetup& e = cache.setups[i];
-    if (e.kernel == kernel && e.device == device && e.smemBytes == smemBytes && e.P == P &&
-        e.loadBalance == loadBalance && e.persistent == persistent) {
-      *out = e;
-      return cudaSuccess;
-    }
-  }
-  KernelSetup s{kernel, device, smemBytes, P, loadBalance, persistent, 0, 0};
-  cudaError_t err = raise_attributes(cache, kernel, device, smemBytes, P > 8);
-  if (err != cudaSuccess) return err;
-  if (P > 0) {  // asked without the cluster attributes, as a size query
-    cudaLaunchConfig_t plain = cfg;
-    plain.attrs = nullptr;
-    plain.numAttrs = 0;
-    err = cudaOccupancyMaxPotentialClusterSize(&s.maxCluster, kernel, &plain);
-    if (err != cudaSuccess) return err;
-  }
-  if (persistent && P > 0 && P <= s.maxCluster) {  // larger P: credit::validateLaunch rejects it
-    err = cudaOccupancyMaxActiveClusters(&s.resident, kernel, &cfg);
-    if (err != cudaSuccess) return err;
-  }
-  if (cache.numSetups == kSetupCacheSize) cache.numSetups = 0;  // the SMEM attributes stay recorded
-  cache.setups[cache.numSetups++] = s;
-  *out = s;
-  return cudaSuccess;
-}
-
-// Queries the device, validates the launch with credit::validateLaunch
+  os << R"cuda(// Queries the device, validates the launch with credit::validateLaunch
 // (LaunchCheck.h) and launches. Returns 0, a credit::LaunchStatus (1..99; the
 // kernel is NOT launched) or kStatusCudaErrorBase + cudaError_t.
 // `geo`: the launched kernel's geometry (`geometry`, or `geometry_wide_cta` for
@@ -2425,6 +2324,9 @@ inline int launch_impl(void (*kernel)(Params...), credit::WorkloadGeometry geo, 
   credit::LaunchStatus status = credit::validateLaunch(req, lim);
   if (status != credit::LaunchStatus::Ok) return static_cast<int>(status);
 
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(smemBytes));
+  if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(M * P), 1, 1);
   cfg.blockDim = dim3(static_cast<unsigned>(geo.threads), 1, 1);
@@ -2432,6 +2334,13 @@ inline int launch_impl(void (*kernel)(Params...), credit::WorkloadGeometry geo, 
   cfg.stream = stream;
   cudaLaunchAttribute attr[2];
   if (clusterKernel) {
+    if (P > 8 &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      (void)cudaGetLastError();  // not allowed here: the query below then reports <= 8
+    int maxCluster = 0;
+    err = cudaOccupancyMaxPotentialClusterSize(&maxCluster, kernel, &cfg);  // ignores cluster dims
+    if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
+    lim.maxClusterSize = maxCluster;
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = static_cast<unsigned>(P);
     attr[0].val.clusterDim.y = 1;
@@ -2444,17 +2353,14 @@ inline int launch_impl(void (*kernel)(Params...), credit::WorkloadGeometry geo, 
       cfg.numAttrs = 2;
     }
   }
-  // The SMEM attribute, and the cluster-size and resident-cluster queries (cached).
-  KernelSetup setup{};
-  err = kernel_setup(reinterpret_cast<const void*>(kernel), dev, smemBytes, clusterKernel ? P : 0, loadBalance,
-                     persistent && clusterKernel, cfg, &setup);
-  if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
-  if (clusterKernel) lim.maxClusterSize = setup.maxCluster;
   status = credit::validateLaunch(req, lim);
   if (status != credit::LaunchStatus::Ok) return static_cast<int>(status);
   if (persistent && clusterKernel) {  // the resident clusters only; each walks its rows
-    if (setup.resident < 1) return static_cast<int>(credit::LaunchStatus::ClusterTooLarge);
-    cfg.gridDim = dim3(static_cast<unsigned>((M < setup.resident ? M : setup.resident) * P), 1, 1);
+    int resident = 0;
+    err = cudaOccupancyMaxActiveClusters(&resident, kernel, &cfg);
+    if (err != cudaSuccess) return kStatusCudaErrorBase + static_cast<int>(err);
+    if (resident < 1) return static_cast<int>(credit::LaunchStatus::ClusterTooLarge);
+    cfg.gridDim = dim3(static_cast<unsigned>((M < resident ? M : resident) * P), 1, 1);
   }
   err = cudaLaunchKernelEx(&cfg, kernel, args...);
   return err == cudaSuccess ? kStatusOk : kStatusCudaErrorBase + static_cast<int>(err);
