@@ -39,11 +39,11 @@ from workloads import WORKLOADS  # noqa: E402
 NS = [4096, 8192, 16384, 32768, 65536, 131072, 262144]
 
 
-def build_libs(gen, outdir):
-    """nvcc each generated .cu into a shared library, in parallel."""
+def build_libs(gen, outdir, names=None):
+    """nvcc each generated .cu (of `names`, default every workload) into a shared library, in parallel."""
     libs = {}
     jobs = []
-    for name in WORKLOADS:
+    for name in names or WORKLOADS:
         src = os.path.join(gen, f"{name}.cu")
         if not os.path.exists(src):  # an --extra-gen dir may hold only the workloads it varies
             continue

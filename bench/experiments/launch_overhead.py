@@ -70,13 +70,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     configs = [(w, int(n), v, int(p), int(pr)) for w, n, v, p, pr in (c.split(":") for c in a.configs.split(","))]
     names = sorted({c[0] for c in configs})
-    gdir = "/tmp/launch_gen"
-    os.makedirs(gdir, exist_ok=True)
-    for name in names:
-        with open(os.path.join(a.gen, f"{name}.cu")) as f, open(os.path.join(gdir, f"{name}.cu"), "w") as g:
-            g.write(f.read())
     os.makedirs("/tmp/launch_libs", exist_ok=True)
-    libs = build_libs(gdir, "/tmp/launch_libs")
+    libs = build_libs(a.gen, "/tmp/launch_libs", names)
     cpath = os.path.join(a.gen, "commit")
     commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
     out = open(os.path.join(a.out, "launch_overhead.jsonl"), "w")

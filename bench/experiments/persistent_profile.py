@@ -155,13 +155,8 @@ def main():
             f.write(src)
     libs = build_libs(pdir, ldir)
     # The same files uninstrumented, timed alike: what the counters cost.
-    cdir = "/tmp/prof_ctl_gen"
-    os.makedirs(cdir, exist_ok=True)
-    for name in names:
-        with open(os.path.join(a.gen, f"{name}.cu")) as f, open(os.path.join(cdir, f"{name}.cu"), "w") as g:
-            g.write(f.read())
     os.makedirs("/tmp/prof_ctl_libs", exist_ok=True)
-    ctl_libs = build_libs(cdir, "/tmp/prof_ctl_libs")
+    ctl_libs = build_libs(a.gen, "/tmp/prof_ctl_libs", names)
     ceiling = timing.copy_ceiling()
     cpath = os.path.join(a.gen, "commit")
     commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
