@@ -25,7 +25,8 @@ This script writes copies of the generated files (never the compiler's output it
     share it, which is why this is an experiment and not the form.
 The copies go to --out-gen; run_bench.py --extra-gen times them against the unchanged files.
 --static-claims writes the control: the same slots, sends and waits, but rank 0 sends the static
-schedule's rows (row_first + k G) instead of claiming any.
+schedule's rows (row_first + k G) instead of claiming any. --memo: each thread waits for a given row
+index once (the 07:01 runs' `dynm`, `dyn0m`); without it, the version timed at 06:26-06:31 (v3).
 
 Prediction: layernorm at M = 2048 gains most of the median idle: about 3-5% at 32768-131072,
 nothing at 262144 (0.9% idle); the M = 4096 workloads 0.3-1.5%.
@@ -34,25 +35,20 @@ nothing at 262144 (0.9% idle); the M = 4096 workloads 0.3-1.5%.
 """
 import argparse
 import os
-import re
+
+from gen_patch import insert_before_body, sub_checked
 
 WORKLOADS = ("layernorm", "quant_int8", "softmax_logits_bwd", "pearson_bwd", "wvar_bwd", "lars")
 
 
-def patch(src, name, static_claims=False):
-    def sub(pattern, repl, s, count=1):
-        n = len(re.findall(pattern, s, flags=re.M))
-        if n != count:
-            raise SystemExit(f"{name}.cu: pattern {pattern!r} matched {n} times, expected {count}")
-        return re.sub(pattern, lambda m: m.expand(repl), s, flags=re.M)
+def patch(src, name, static_claims=False, memo=False):
+    what = f"{name}.cu"
 
-    head = "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n__device__ __forceinline__ void credit_"
-    if src.count(head) != 1:
-        raise SystemExit(f"{name}.cu: the body template's head matched {src.count(head)} times")
-    src = src.replace(head, (
-        "// EXPERIMENT (bench/experiments/dynamic_rows.py): the persistent form's row counter.\n"
-        "__device__ unsigned int credit_dyn_counter;\n"
-) + head)
+    def sub(pattern, repl, s):
+        return sub_checked(s, pattern, repl, what)
+
+    src = insert_before_body(src, "// EXPERIMENT (bench/experiments/dynamic_rows.py): the persistent form's row counter.\n"
+                                  "__device__ unsigned int credit_dyn_counter;\n", what)
     src = sub(r"^(  const long long rows = kPersistent \? .*;)$", (
         r"\1" "\n"
         "  // EXPERIMENT: local rows k < dyn_ahead static, row k >= dyn_ahead claimed by rank 0 during\n"
@@ -62,21 +58,23 @@ def patch(src, name, static_claims=False):
         "  __shared__ __align__(8) uint64_t dyn_bars[kDynSlots];\n"
         "  const int dyn_copies = static_cast<int>(credit::numKeptArrays(geometry)) * PIECES;\n"
         "  const int dyn_ahead = kPersistent ? (ring + dyn_copies - 1) / dyn_copies + 1 : 0;\n"
-        "  long long dyn_memo_k = -1, dyn_memo_r = 0;  // this thread's last dynamic lookup\n"
+        + ("  long long dyn_memo_k = -1, dyn_memo_r = 0;  // this thread's last dynamic lookup\n" if memo else "") +
         "  auto row_of = [&](long long kk) -> long long {  // the cluster's kk-th row, M: none\n"
         "    if (kk < dyn_ahead) {\n"
         "      const long long r = row_first + kk * clusters;\n"
         "      return r < M ? r : M;\n"
         "    }\n"
-        "    if (kk == dyn_memo_k) return dyn_memo_r;  // no second wait (acquire.cluster) for one row\n"
+        + ("    if (kk == dyn_memo_k) return dyn_memo_r;  // no second wait (acquire.cluster) for one row\n"
+           if memo else "") +
         "    const long long d = kk - dyn_ahead;  // the d-th claimed row: slot d % kDynSlots, its use d / kDynSlots\n"
         "    const int s = static_cast<int>(d % kDynSlots);\n"
         "    credit_mbar_wait(credit_smem_addr(dyn_bars + s), static_cast<uint32_t>((d / kDynSlots) & 1));\n"
         "    const long long r = static_cast<long long>(dyn_ahead) * clusters +\n"
         "                        *reinterpret_cast<volatile unsigned*>(dyn_rows + s);\n"
-        "    dyn_memo_k = kk;\n"
-        "    dyn_memo_r = r < M ? r : M;\n"
-        "    return dyn_memo_r;\n"
+        + ("    dyn_memo_k = kk;\n"
+           "    dyn_memo_r = r < M ? r : M;\n"
+           "    return dyn_memo_r;\n" if memo else
+           "    return r < M ? r : M;\n") +
         "  };\n"
         "  (void)row_of;"), src)
     src = sub(r"^(      for \(int stage = 0; stage < \(kPersistent \? 2 : 1\) \* L; \+\+stage\) "
@@ -145,11 +143,13 @@ def main():
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--static-claims", action="store_true",
                     help="the control: rank 0 sends the static schedule's rows through the same slots")
+    ap.add_argument("--memo", action="store_true",
+                    help="each thread waits for a row index once (a one-entry memo of its last lookup)")
     a = ap.parse_args()
     os.makedirs(a.out_gen, exist_ok=True)
     for name in a.workloads.split(","):
         with open(os.path.join(a.gen, f"{name}.cu")) as f:
-            src = patch(f.read(), name, a.static_claims)
+            src = patch(f.read(), name, a.static_claims, a.memo)
         with open(os.path.join(a.out_gen, f"{name}.cu"), "w") as f:
             f.write(src)
         print(f"wrote {os.path.join(a.out_gen, name + '.cu')}")

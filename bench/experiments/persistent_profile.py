@@ -40,6 +40,7 @@ import torch  # noqa: E402
 import timing  # noqa: E402
 from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
+from gen_patch import insert_before_body, sub_checked  # noqa: E402
 
 FIELDS = 10  # per CTA: g0, g1, cycles, load wait, exchange wait, rows, g after row 0, g at last row, smid, unused
 MAX_CTAS = 4096
@@ -51,17 +52,13 @@ DEFAULT_CONFIGS = ("layernorm:32768:2,layernorm:65536:4,layernorm:131072:8,layer
 
 def instrument(src, name):
     """The generated file with the counters; raises if the generated code no longer matches."""
-    def sub_once(pattern, repl, s, count=1, exact=True):
-        n = len(re.findall(pattern, s, flags=re.M))
-        if (exact and n != count) or n < 1:
-            raise SystemExit(f"{name}.cu: instrumentation pattern {pattern!r} matched {n} times")
-        return re.sub(pattern, repl, s, flags=re.M)
+    what = f"{name}.cu (instrumentation)"
+
+    def sub_once(pattern, repl, s, count=1):
+        return sub_checked(s, pattern, repl, what, count)
 
     gt = 'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"'
-    head = "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n__device__ __forceinline__ void credit_"
-    if src.count(head) != 1:
-        raise SystemExit(f"{name}.cu: the body template's head matched {src.count(head)} times")
-    src = src.replace(head, f"__device__ unsigned long long credit_prof[{MAX_CTAS * FIELDS}];\n" + head)
+    src = insert_before_body(src, f"__device__ unsigned long long credit_prof[{MAX_CTAS * FIELDS}];\n", what)
     src = sub_once(r"^  const unsigned tid = threadIdx.x;$",
                    "  const unsigned tid = threadIdx.x;\n"
                    "  unsigned long long prof_load = 0, prof_xchg = 0, prof_g0 = 0, prof_gfirst = 0, prof_glast = 0, prof_rows = 0;\n"
@@ -75,9 +72,9 @@ def instrument(src, name):
                    f"    if (kPersistent && tid == 0 && k == 1) {gt}(prof_gfirst));\n"
                    f"    if (kPersistent && tid == 0 && k == rows - 1) {gt}(prof_glast));", src)
     src = sub_once(r"(credit_mbar_wait\(credit_smem_addr\(load_bars \+ row_unit\([^;]*\);)",
-                   r"{ const long long pt_ = clock64(); \1 prof_load += clock64() - pt_; }", src, exact=False)
+                   r"{ const long long pt_ = clock64(); \1 prof_load += clock64() - pt_; }", src, None)
     src = sub_once(r"(credit_mbar_wait\(credit_smem_addr\(stage_bar\), [^;]*\);)",
-                   r"{ const long long pt_ = clock64(); \1 prof_xchg += clock64() - pt_; }", src, exact=False)
+                   r"{ const long long pt_ = clock64(); \1 prof_xchg += clock64() - pt_; }", src, None)
     smid = 'asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));'
     src = sub_once(r"^  // Persistent form: no exit barrier either\.",
                    "  if constexpr (kPersistent) {\n"
@@ -103,8 +100,13 @@ def instrument(src, name):
     return src
 
 
-def summarize(raw, P, event_ms):
-    ctas = [raw[i * FIELDS:(i + 1) * FIELDS] for i in range(MAX_CTAS) if raw[i * FIELDS + 9] == 1]
+def cta_records(raw):
+    """Every CTA's record (blockIdx order): g0, g1, cycles, load wait, exchange wait, rows, g after row 0,
+    g at the last row, smid."""
+    return [list(raw[i * FIELDS:(i + 1) * FIELDS - 1]) for i in range(MAX_CTAS) if raw[i * FIELDS + 9] == 1]
+
+
+def summarize(ctas, P, event_ms):
     g0 = min(c[0] for c in ctas)
     g1 = max(c[1] for c in ctas)
     span_ns = g1 - g0
@@ -194,11 +196,11 @@ def main():
             end.record()
             torch.cuda.synchronize()
             lib.credit_prof_read(ctypes.cast(raw, ctypes.c_void_p))
-            s = summarize(list(raw), P, start.elapsed_time(end))
+            ctas = cta_records(raw)
+            s = summarize(ctas, P, start.elapsed_time(end))
             s.update(workload=name, M=M, N=N, P=P, profile=i)
-            if i == 0:  # every CTA's record (blockIdx order): g0, g1, cycles, load wait, exchange wait, rows, ...
-                s["per_cta"] = [list(raw[c * FIELDS:(c + 1) * FIELDS - 1]) for c in range(MAX_CTAS)
-                                if raw[c * FIELDS + 9] == 1]
+            if i == 0:
+                s["per_cta"] = ctas
             out.write(json.dumps(s) + "\n")
             out.flush()
             print("   " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"

@@ -1,0 +1,24 @@
+"""Checked text patches of generated .cu files, for the experiments that time or instrument copies of
+them (never the compiler's output itself). Every substitution must match as often as expected, so that
+a change in what creditc emits stops the experiment instead of silently measuring an unpatched kernel."""
+import re
+
+# The head of the one device template every kernel of a generated file instantiates.
+BODY_HEAD = "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n__device__ __forceinline__ void credit_"
+
+
+def sub_checked(src, pattern, repl, what, count=1):
+    """re.sub(pattern, repl, src) in multiline mode (repl may refer to groups, \\1), where the pattern
+    matches exactly `count` times (None: at least once); otherwise SystemExit naming `what`."""
+    n = len(re.findall(pattern, src, flags=re.M))
+    if (n < 1) if count is None else (n != count):
+        raise SystemExit(f"{what}: pattern {pattern!r} matched {n} times, expected {count or 'at least 1'}")
+    return re.sub(pattern, repl, src, flags=re.M)
+
+
+def insert_before_body(src, text, what):
+    """`text` (declarations at namespace scope) inserted right before the body template."""
+    n = src.count(BODY_HEAD)
+    if n != 1:
+        raise SystemExit(f"{what}: the body template's head matched {n} times")
+    return src.replace(BODY_HEAD, text + BODY_HEAD)
