@@ -1643,7 +1643,7 @@ void KernelEmitter::emitStage(StageInfo &st) {
      << " barrier 1 of 2: every partial has landed in every CTA\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = credit_combine_slots<" << kindMacro(red.getKind())
-       << ">(slots, " << j << ", " << q << ", P);  // fixed order 0..P-1\n";
+       << ">(slots, " << j << ", " << q << ", P);  // the same association in every CTA\n";
   os << I << "  credit_cluster_sync();  // stage " << l << " barrier 2 of 2: slots read everywhere";
   if (st.index + 1 < L)
     os << " before stage " << l + 1 << " overwrites them\n";
@@ -1667,7 +1667,7 @@ void KernelEmitter::emitStage(StageInfo &st) {
      << "  // the phase completes once all P * q_" << l << " * 4 bytes have landed\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = credit_combine_slots<" << kindMacro(red.getKind())
-       << ">(stage_slots, " << j << ", " << q << ", P);  // fixed order 0..P-1\n";
+       << ">(stage_slots, " << j << ", " << q << ", P);  // the same association in every CTA\n";
   if (st.index + 1 == L)
     os << I << "  // No exit barrier: this CTA has waited for every byte pushed into it (all L\n"
        << I << "  // stages), so no peer still writes to its SMEM when it exits.\n";

@@ -10,8 +10,9 @@
 // Exchange protocols (the paper's replicated push / all-gather). Each CTA c of a
 // cluster of P owns a slot buffer slots[P][Q] in its own SMEM; after a stage's
 // CTA-local reduction, CTA c writes its Q partials into slots[c][0..Q) of EVERY
-// CTA (itself included); then each CTA combines its LOCAL slots in the fixed
-// order c = 0..P-1, so all CTAs obtain bit-identical statistics.
+// CTA (itself included); then each CTA combines its LOCAL slots in one
+// association that depends on P alone (credit_combine_slots), so all CTAs obtain
+// bit-identical statistics.
 //
 //  Rule 0 (CUDA programming guide, DSMEM): no CTA may touch a peer's SMEM
 //  before every CTA of the cluster has STARTED. Measured on an H200: without it
@@ -333,10 +334,39 @@ CREDIT_DEVICE_INLINE void credit_push_async(const float* cta_partial, float* slo
   }
 }
 
+// Statistic j from the local slots, slots[0][j] (+) ... (+) slots[P-1][j], for a
+// compile-time P: every slot loaded at once, then a balanced tree (pairs (0,1),
+// (2,3), ..., then pairs of pairs), log2(P) combines deep.
+template <int K, int kP>
+CREDIT_DEVICE_INLINE float credit_combine_slots_tree(const float* slots, int j, int Q) {
+  static_assert(kP >= 2 && (kP & (kP - 1)) == 0, "a power of two");
+  float v[kP];
+#pragma unroll
+  for (int c = 0; c < kP; ++c) v[c] = slots[c * Q + j];
+#pragma unroll
+  for (int s = 1; s < kP; s *= 2) {
+#pragma unroll
+    for (int c = 0; c + s < kP; c += 2 * s) v[c] = credit_combine<K>(v[c], v[c + s]);
+  }
+  return v[0];
+}
+
 // Statistic j from the local slots: slots[0][j] (+) slots[1][j] (+) ... (+)
-// slots[P-1][j], in that fixed order, so every CTA computes identical bits.
+// slots[P-1][j]. Every thread of every CTA runs it after each exchange, with
+// the rest of the CTA waiting on the result, so its latency is paid once per
+// stage and row: a run-time loop is a chain of P - 1 dependent combines (at
+// P = 16 about 200 cycles), the tree for P = 2, 4, 8, 16 four combines deep.
+// The association is a function of P alone (the tree, or left to right for
+// other P), so every CTA of the cluster computes identical bits.
 template <int K>
 CREDIT_DEVICE_INLINE float credit_combine_slots(const float* slots, int j, int Q, int P) {
+  switch (P) {
+    case 2: return credit_combine_slots_tree<K, 2>(slots, j, Q);
+    case 4: return credit_combine_slots_tree<K, 4>(slots, j, Q);
+    case 8: return credit_combine_slots_tree<K, 8>(slots, j, Q);
+    case 16: return credit_combine_slots_tree<K, 16>(slots, j, Q);
+    default: break;
+  }
   float acc = slots[j];
   for (int c = 1; c < P; ++c) acc = credit_combine<K>(acc, slots[c * Q + j]);
   return acc;
