@@ -355,7 +355,8 @@ CREDIT_DEVICE_INLINE float credit_combine_slots_tree(const float* slots, int j, 
 // slots[P-1][j]. Every thread of every CTA runs it after each exchange, with
 // the rest of the CTA waiting on the result, so its latency is paid once per
 // stage and row: a run-time loop is a chain of P - 1 dependent combines (at
-// P = 16 about 200 cycles), the tree for P = 2, 4, 8, 16 four combines deep.
+// P = 16 about 200 cycles), the tree for P = 2, 4, 8, 16 log2(P) combines deep
+// (docs/results/combine-tree/).
 // The association is a function of P alone (the tree, or left to right for
 // other P), so every CTA of the cluster computes identical bits.
 template <int K>
