@@ -199,6 +199,15 @@ def checked_record(out, rec, fn, outs, ref, compulsory_bytes, ceiling, reps):
     return msg, failed
 
 
+def gen_commit(gen):
+    """The commit a generated-files directory was made from (scripts/gpu-prepare.sh writes it), or "unknown"."""
+    path = os.path.join(gen, "commit")
+    if not os.path.exists(path):
+        return "unknown"
+    with open(path) as f:
+        return f.read().strip()
+
+
 def device_record():
     q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total",
                         "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
@@ -250,8 +259,7 @@ def main():
         tag, d = item.split("=", 1)
         os.makedirs(f"/tmp/{tag}", exist_ok=True)
         extra[tag] = build_libs(d, f"/tmp/{tag}")
-    commit = open(os.path.join(args.gen, "commit")).read().strip() if os.path.exists(
-        os.path.join(args.gen, "commit")) else "unknown"
+    commit = gen_commit(args.gen)
     ceiling = timing.copy_ceiling()
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "commit": commit,
             "device": device_record(), "copy_ceiling_GBps": ceiling, "reps": args.reps,

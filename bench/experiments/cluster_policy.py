@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import (MAX_REL_ERR, CreditKernels, build_libs, device_record, max_rel_err,  # noqa: E402
+from run_bench import (MAX_REL_ERR, CreditKernels, build_libs, device_record, gen_commit, max_rel_err,  # noqa: E402
                        poison)
 from workloads import WORKLOADS  # noqa: E402
 
@@ -98,8 +98,7 @@ def main():
     os.makedirs("/tmp/policy_libs", exist_ok=True)
     libs = build_libs(pdir, "/tmp/policy_libs")
     ceiling = timing.copy_ceiling()
-    commit = open(os.path.join(a.gen, "commit")).read().strip() if os.path.exists(
-        os.path.join(a.gen, "commit")) else "unknown"
+    commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "policy.jsonl"), "w")
     out.write(json.dumps({"meta": {"copy_ceiling_GBps": ceiling, "reps": a.reps, "commit": commit,
                                    "device": device_record()}}) + "\n")

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_record, device_record, gen_commit  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 PATCH = r'''
@@ -86,8 +86,7 @@ def main():
     ck = CreditKernels(lib, "quant_int8")
     wl = WORKLOADS["quant_int8"]
     ceiling = timing.copy_ceiling()
-    cpath = os.path.join(a.gen, "commit")
-    commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
+    commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "twin.jsonl"), "w")
     out.write(json.dumps({"meta": {"copy_ceiling_GBps": ceiling, "reps": a.reps, "commit": commit,
                                    "device": device_record()}}) + "\n")

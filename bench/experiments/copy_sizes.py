@@ -11,15 +11,16 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 
 import torch  # noqa: E402
 
 import timing  # noqa: E402
+from run_bench import device_record  # noqa: E402
 
 
 def main():
@@ -42,10 +43,7 @@ def main():
         r["frac_of_1GiB_copy"] = r["GBps"] / ref
         print(f"copy {r['copied_bytes'] >> 20:5d} MiB: {r['median_ms']:.4f} ms {r['GBps']:7.1f} GB/s "
               f"{100 * r['frac_of_1GiB_copy']:5.1f}% of the 1 GiB copy", flush=True)
-    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-            "nvidia_smi": subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm",
-                                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()}
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": device_record()}
     with open(args.out, "w") as f:
         json.dump({"meta": meta, "copies": rows}, f, indent=1)
 

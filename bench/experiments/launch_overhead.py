@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 
 import torch  # noqa: E402
 
-from run_bench import CreditKernels, build_libs, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, device_record, gen_commit  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 # (workload, N, variant, P, protocol): the staged and reread kernels, the cluster launcher's
@@ -72,8 +72,7 @@ def main():
     names = sorted({c[0] for c in configs})
     os.makedirs("/tmp/launch_libs", exist_ok=True)
     libs = build_libs(a.gen, "/tmp/launch_libs", names)
-    cpath = os.path.join(a.gen, "commit")
-    commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
+    commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "launch_overhead.jsonl"), "w")
     out.write(json.dumps({"meta": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "commit": commit,
                                    "device": device_record(), "M": a.M, "calls": a.calls, "trials": a.trials}}) + "\n")

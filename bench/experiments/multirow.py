@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, device_record, label  # noqa: E402
+from run_bench import CreditKernels, device_record, gen_commit, label  # noqa: E402
 
 
 def build(src, so, extra=()):
@@ -55,8 +55,7 @@ def main():
     optin = torch.cuda.get_device_properties(0).shared_memory_per_block_optin
     ceiling = timing.copy_ceiling()
     M, eps = 2048, 1e-5
-    commit = open(os.path.join(a.gen, "commit")).read().strip() if os.path.exists(
-        os.path.join(a.gen, "commit")) else "unknown"
+    commit = gen_commit(a.gen)
     f = open(os.path.join(a.out, "multirow.jsonl"), "w")
     f.write(json.dumps({"meta": {"copy_ceiling_GBps": ceiling, "M": M, "reps": a.reps, "commit": commit,
                                  "device": device_record(), "smem_optin": optin}}) + "\n")

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_record, device_record, gen_commit  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 
@@ -55,8 +55,7 @@ def main():
             f.write(src.replace(old, new))
     libs = build_libs(pdir, "/tmp/p8_libs")
     ceiling = timing.copy_ceiling()
-    cpath = os.path.join(a.gen, "commit")
-    commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
+    commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "partial_p8.jsonl"), "w")
     out.write(json.dumps({"meta": {"copy_ceiling_GBps": ceiling, "reps": a.reps, "commit": commit,
                                    "device": device_record()}}) + "\n")

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, checked_record, device_record, label  # noqa: E402
+from run_bench import CreditKernels, checked_record, device_record, gen_commit, label  # noqa: E402
 
 
 def build(src, so, extra=()):
@@ -65,8 +65,7 @@ def main():
     optin = torch.cuda.get_device_properties(0).shared_memory_per_block_optin
     ceiling = timing.copy_ceiling()
     M, eps = 2048, 1e-5
-    cpath = os.path.join(a.gen, "commit")
-    commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
+    commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "persistent.jsonl"), "w")
     out.write(json.dumps({"meta": {"copy_ceiling_GBps": ceiling, "M": M, "reps": a.reps, "commit": commit,
                                    "device": device_record(), "smem_optin": optin}}) + "\n")

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "peers"))
 import torch  # noqa: E402
 
 import timing  # noqa: E402
-from run_bench import CreditKernels, build_libs, checked_record, device_record  # noqa: E402
+from run_bench import CreditKernels, build_libs, checked_record, device_record, gen_commit  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 from gen_patch import insert_before_body, sub_checked  # noqa: E402
 
@@ -160,8 +160,7 @@ def main():
     os.makedirs("/tmp/prof_ctl_libs", exist_ok=True)
     ctl_libs = build_libs(a.gen, "/tmp/prof_ctl_libs", names)
     ceiling = timing.copy_ceiling()
-    cpath = os.path.join(a.gen, "commit")
-    commit = open(cpath).read().strip() if os.path.exists(cpath) else "unknown"
+    commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "persistent_profile.jsonl"), "w")
     out.write(json.dumps({"meta": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                                    "commit": commit, "device": device_record(), "copy_ceiling_GBps": ceiling,
