@@ -351,22 +351,51 @@ CREDIT_DEVICE_INLINE float credit_combine_slots_tree(const float* slots, int j, 
   return v[0];
 }
 
+// The same sum and the same tree spread over the warp's lanes: lane t loads slot
+// t % P, and each level adds a lane's value and its xor partner's. The partners
+// add the same two operands (IEEE addition is commutative bit for bit), so every
+// lane ends with the tree's bits. One load, log2(P) shuffles and adds a lane
+// instead of P loads and P - 1 adds: every warp of the CTA runs this at once, so
+// the instruction count is what the CTA waits for (docs/results/combine-lanes/).
+// Sums only: fmaxf / fminf of +0 and -0 may depend on the operands' order, and
+// ordering them costs registers that cost the max kernels occupancy (measured).
+// All 32 lanes must call it.
+template <int kP>
+CREDIT_DEVICE_INLINE float credit_sum_slots_lanes(const float* slots, int j, int Q) {
+  static_assert(kP >= 2 && kP <= 32 && (kP & (kP - 1)) == 0, "a power of two, at most a warp");
+  float v = slots[static_cast<int>(threadIdx.x & (kP - 1)) * Q + j];
+#pragma unroll
+  for (int s = 1; s < kP; s *= 2) v += __shfl_xor_sync(0xffffffffu, v, s);
+  return v;
+}
+
 // Statistic j from the local slots: slots[0][j] (+) slots[1][j] (+) ... (+)
 // slots[P-1][j]. Every thread of every CTA runs it after each exchange, with
-// the rest of the CTA waiting on the result, so its latency is paid once per
-// stage and row: a run-time loop is a chain of P - 1 dependent combines (at
-// P = 16 about 200 cycles), the tree for P = 2, 4, 8, 16 log2(P) combines deep
-// (docs/results/combine-tree/).
+// the rest of the CTA waiting on the result, so its cost is paid once per stage
+// and row: a run-time loop is a chain of P - 1 dependent combines (at P = 16
+// about 200 cycles; docs/results/combine-tree/); for P = 2, 4, 8, 16 a balanced
+// tree, log2(P) combines deep, spread over the lanes for sums.
 // The association is a function of P alone (the tree, or left to right for
-// other P), so every CTA of the cluster computes identical bits.
+// other P), so every CTA of the cluster computes identical bits. All 32 lanes
+// of every warp must call it (the generated kernels have no early return).
 template <int K>
 CREDIT_DEVICE_INLINE float credit_combine_slots(const float* slots, int j, int Q, int P) {
-  switch (P) {
-    case 2: return credit_combine_slots_tree<K, 2>(slots, j, Q);
-    case 4: return credit_combine_slots_tree<K, 4>(slots, j, Q);
-    case 8: return credit_combine_slots_tree<K, 8>(slots, j, Q);
-    case 16: return credit_combine_slots_tree<K, 16>(slots, j, Q);
-    default: break;
+  if (K == CREDIT_SUM) {
+    switch (P) {
+      case 2: return credit_sum_slots_lanes<2>(slots, j, Q);
+      case 4: return credit_sum_slots_lanes<4>(slots, j, Q);
+      case 8: return credit_sum_slots_lanes<8>(slots, j, Q);
+      case 16: return credit_sum_slots_lanes<16>(slots, j, Q);
+      default: break;
+    }
+  } else {
+    switch (P) {
+      case 2: return credit_combine_slots_tree<K, 2>(slots, j, Q);
+      case 4: return credit_combine_slots_tree<K, 4>(slots, j, Q);
+      case 8: return credit_combine_slots_tree<K, 8>(slots, j, Q);
+      case 16: return credit_combine_slots_tree<K, 16>(slots, j, Q);
+      default: break;
+    }
   }
   float acc = slots[j];
   for (int c = 1; c < P; ++c) acc = credit_combine<K>(acc, slots[c * Q + j]);
