@@ -1,0 +1,276 @@
+// sm_ceiling.cu -- experiment: how many bytes per second can G SMs stream with
+// the persistent form's memory path, and does the way h's results leave the SM
+// change it? The question behind it (issue #4): pearson_bwd at 262144 runs
+// clusters of 16 on 112 of the 132 SMs and reaches 87% of the copy ceiling;
+// is 90% reachable on 112 SMs at all, and would bulk (TMA) stores help?
+//
+// ringStream mirrors the generated persistent kernel without the exchange: one
+// CTA per SM (512 threads, the SMEM full), rows handed out statically
+// (row = blockIdx.x + k * G), each row `arrays` kept inputs in `pieces` units of
+// `unitElems` floats, a ring of `ring` units refilled by thread 0 with bulk
+// copies (cp.async.bulk + mbarrier) after the row's last pass, `passes`
+// reduction passes over SMEM (each a CTA reduction, as the stages), then h reads
+// SMEM and writes one output per kept input:
+//   MODE 0: st.global (__stwb, what the generated kernels emit);
+//   MODE 1: st.global.cs (__stcs, streaming: evict first);
+//   MODE 2: h writes its results back into the unit it read, and thread 0
+//           sends each unit to global memory with a bulk store
+//           (cp.async.bulk.global.shared::cta), waiting until the stores have
+//           read SMEM before it refills the units.
+// copyStream is the plain ceiling at G SMs: a grid-stride float4 copy by G CTAs
+// of 512 threads, one per SM.
+//
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include bench/experiments/sm_ceiling.cu
+// Prints one JSON object per line; the copy ceiling is a 1 GiB cudaMemcpyAsync.
+#include "credit/device/credit_device.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+constexpr int kThreads = 512;
+constexpr int kMaxRing = 16;
+constexpr int kUnitsOffset = 1024;  // bars [kMaxRing], red [16 warps], then the ring
+
+CREDIT_DEVICE_INLINE void bulkStore(void* dst, uint32_t src, uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes)
+               : "memory");
+}
+CREDIT_DEVICE_INLINE void bulkCommit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+CREDIT_DEVICE_INLINE void bulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+CREDIT_DEVICE_INLINE void bulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+template <int MODE>
+__global__ void __launch_bounds__(kThreads, 1)
+    ringStream(const float* __restrict__ in, float* __restrict__ out, int arrays, int pieces, int unitElems,
+               int ring, int passes, long long rows) {
+  unsigned char* smem = credit_dynamic_smem();
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem);
+  float* red = reinterpret_cast<float*>(smem + 8 * kMaxRing);
+  float* units = reinterpret_cast<float*>(smem + kUnitsOffset);
+  const unsigned tid = threadIdx.x;
+  const long long G = gridDim.x;
+  const long long myRows = (rows - blockIdx.x + G - 1) / G;
+  const int perRow = arrays * pieces;
+  const long long copies = myRows * perRow;
+  const long long arrayElems = rows * pieces * (long long)unitElems;
+  // Copy j: row j / perRow of this CTA, input (j % perRow) / pieces, piece (j % perRow) % pieces.
+  auto offsetOf = [&](long long j) {
+    const long long k = j / perRow;
+    const int w = static_cast<int>(j % perRow);
+    const long long row = blockIdx.x + k * G;
+    return (w / pieces) * arrayElems + (row * pieces + w % pieces) * unitElems;
+  };
+  auto issue = [&](long long j) {
+    const int u = static_cast<int>(j % ring);
+    const uint32_t bar = credit_smem_addr(bars + u);
+    credit_mbar_arrive_expect_tx(bar, unitElems * 4u);
+    credit_bulk_load(credit_smem_addr(units + (long long)u * unitElems), in + offsetOf(j), unitElems * 4u, bar);
+  };
+  if (tid == 0) {
+    for (int u = 0; u < ring; ++u) credit_mbar_init(credit_smem_addr(bars + u), 1);
+    credit_fence_mbarrier_init_cluster();
+  }
+  __syncthreads();
+  if (tid == 0)
+    for (long long j = 0; j < (ring < copies ? (long long)ring : copies); ++j) issue(j);
+  for (long long k = 0; k < myRows; ++k) {
+    const long long j0 = k * perRow;
+    float eps = 0.f;
+    for (int pass = 0; pass < passes; ++pass) {
+      float acc = 0.f;
+      for (int w = 0; w < perRow; ++w) {
+        const long long j = j0 + w;
+        const int u = static_cast<int>(j % ring);
+        if (pass == 0) credit_mbar_wait(credit_smem_addr(bars + u), static_cast<uint32_t>((j / ring) & 1));
+        const float* buf = units + (long long)u * unitElems;
+        #pragma unroll 4
+        for (int i = 4 * tid; i < unitElems; i += 4 * kThreads) {
+          const float4 v = *reinterpret_cast<const float4*>(buf + i);
+          acc += (v.x - eps) * (v.y - eps) + (v.z - eps) * (v.w - eps);
+        }
+      }
+      for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+      if (tid % 32 == 0) red[tid / 32] = acc;
+      __syncthreads();
+      float s = 0.f;
+      for (int w = 0; w < kThreads / 32; ++w) s += red[w];
+      eps += s * 1e-30f;  // h depends on every statistic
+      __syncthreads();  // red is reused by the next pass
+    }
+    for (int w = 0; w < perRow; ++w) {
+      const long long j = j0 + w;
+      float* buf = units + (j % ring) * (long long)unitElems;
+      float* dst = out + offsetOf(j);
+      #pragma unroll 4
+      for (int i = 4 * tid; i < unitElems; i += 4 * kThreads) {
+        const float4 v = *reinterpret_cast<const float4*>(buf + i);
+        const float4 r = make_float4(v.x + eps, v.y + eps, v.z + eps, v.w + eps);
+        if constexpr (MODE == 0) __stwb(reinterpret_cast<float4*>(dst + i), r);
+        if constexpr (MODE == 1) __stcs(reinterpret_cast<float4*>(dst + i), r);
+        if constexpr (MODE == 2) *reinterpret_cast<float4*>(buf + i) = r;
+      }
+    }
+    if constexpr (MODE == 2) credit_fence_proxy_async_smem();  // this thread's writes before the bulk stores read
+    __syncthreads();
+    if (tid == 0) {
+      if constexpr (MODE == 2) {
+        for (int w = 0; w < perRow; ++w) {
+          const long long j = j0 + w;
+          bulkStore(out + offsetOf(j), credit_smem_addr(units + (j % ring) * (long long)unitElems), unitElems * 4u);
+        }
+        bulkCommit();
+        bulkWaitRead();  // the stores have read the units: they may be refilled
+      }
+      credit_fence_proxy_async_smem();
+      for (long long j = j0 + ring; j < (j0 + ring + perRow < copies ? j0 + ring + perRow : copies); ++j) issue(j);
+    }
+  }
+  if constexpr (MODE == 2)
+    if (tid == 0) bulkWaitAll();
+}
+
+__global__ void __launch_bounds__(kThreads, 1) copyStream(const float4* __restrict__ in, float4* __restrict__ out,
+                                                          long long n4) {
+  const long long stride = (long long)gridDim.x * kThreads;
+  long long i = blockIdx.x * (long long)kThreads + threadIdx.x;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    const float4 a = __ldg(in + i), b = __ldg(in + i + stride), c = __ldg(in + i + 2 * stride),
+                 d = __ldg(in + i + 3 * stride);
+    __stwb(out + i, a);
+    __stwb(out + i + stride, b);
+    __stwb(out + i + 2 * stride, c);
+    __stwb(out + i + 3 * stride, d);
+  }
+  for (; i < n4; i += stride) __stwb(out + i, __ldg(in + i));
+}
+
+__global__ void fillPattern(float* p, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    p[i] = static_cast<float>(1 + i % 1021);  // no zeros: eps must vanish against every value
+}
+__global__ void countMismatches(const float* a, const float* b, long long n, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    mine += a[i] != b[i];
+  if (mine) atomicAdd(bad, mine);
+}
+
+#define CK(x)                                                                                  \
+  do {                                                                                         \
+    cudaError_t e = (x);                                                                       \
+    if (e != cudaSuccess) {                                                                    \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
+      return 1;                                                                                \
+    }                                                                                          \
+  } while (0)
+
+struct Config {
+  const char* name;
+  int arrays, pieces, unitElems, ring, passes;
+};
+
+int main() {
+  const size_t bufBytes = size_t(1) << 30;  // per side: 1 GiB in, 1 GiB out, far beyond the 60 MB L2
+  const size_t flushBytes = size_t(256) << 20;
+  float *in, *out;
+  void* flush;
+  CK(cudaMalloc(&in, bufBytes));
+  CK(cudaMalloc(&out, bufBytes));
+  CK(cudaMalloc(&flush, flushBytes));
+  fillPattern<<<1024, 256>>>(in, bufBytes / 4);
+  CK(cudaGetLastError());
+  unsigned long long* bad;
+  CK(cudaMalloc(&bad, sizeof(unsigned long long)));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  const int runs = 15;
+  // The median of `runs` timings (CUDA events, L2 flushed before each) after 3 warm-ups.
+  auto medianMs = [&](auto launch, float& ms) -> int {
+    std::vector<float> t;
+    for (int r = 0; r < runs + 3; ++r) {
+      CK(cudaMemsetAsync(flush, r, flushBytes));
+      CK(cudaEventRecord(e0));
+      CK(launch());
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float one;
+      CK(cudaEventElapsedTime(&one, e0, e1));
+      if (r >= 3) t.push_back(one);
+    }
+    std::sort(t.begin(), t.end());
+    ms = t[t.size() / 2];
+    return 0;
+  };
+  float copyMs;
+  if (medianMs([&] { return cudaMemcpyAsync(out, in, bufBytes, cudaMemcpyDeviceToDevice); }, copyMs)) return 1;
+  const double copyGBs = 2.0 * bufBytes / (copyMs * 1e-3) / 1e9;
+  std::printf("{\"config\": \"memcpy_1GiB\", \"ms\": %.4f, \"GBps\": %.1f}\n", copyMs, copyGBs);
+
+  const int grids[] = {112, 120, sms};
+  for (int G : grids) {
+    CK(cudaFuncSetAttribute(copyStream, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+    float ms;
+    const long long n4 = bufBytes / 16;
+    if (medianMs(
+            [&] {
+              copyStream<<<G, kThreads, 200 << 10>>>(reinterpret_cast<const float4*>(in),
+                                                     reinterpret_cast<float4*>(out), n4);
+              return cudaGetLastError();
+            },
+            ms))
+      return 1;
+    const double gbs = 2.0 * bufBytes / (ms * 1e-3) / 1e9;
+    std::printf("{\"config\": \"copy_ldg_stg\", \"ctas\": %d, \"ms\": %.4f, \"GBps\": %.1f, \"frac_copy\": %.4f}\n",
+                G, ms, gbs, gbs / copyGBs);
+  }
+
+  const Config configs[] = {
+      // pearson_bwd / wvar_bwd 262144 at P = 16: two kept slices of 16384 in pieces of 8192, 7 units.
+      {"a2_pieces2_32K_ring7", 2, 2, 8192, 7, 2},
+      // layernorm 65536 at P = 4 (and 131072 P8, 262144 P16): one kept slice of 16384, 3 units.
+      {"a1_pieces1_64K_ring3", 1, 1, 16384, 3, 2},
+  };
+  for (const Config& c : configs) {
+    const long long rowElems = (long long)c.pieces * c.unitElems;
+    const long long rows = (long long)(bufBytes / 4) / (rowElems * c.arrays);
+    const int smem = kUnitsOffset + c.ring * c.unitElems * 4;
+    for (int G : grids)
+      for (int mode = 0; mode < 3; ++mode) {
+        auto kern = mode == 0 ? ringStream<0> : mode == 1 ? ringStream<1> : ringStream<2>;
+        CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        float ms;
+        if (medianMs(
+                [&] {
+                  kern<<<G, kThreads, smem>>>(in, out, c.arrays, c.pieces, c.unitElems, c.ring, c.passes, rows);
+                  return cudaGetLastError();
+                },
+                ms))
+          return 1;
+        // Check one more launch on a poisoned output: eps (the statistics times 1e-30)
+        // vanishes against the pattern's values, so out must equal in exactly.
+        const long long n = rows * rowElems * c.arrays;
+        CK(cudaMemset(out, 0xff, bufBytes));
+        kern<<<G, kThreads, smem>>>(in, out, c.arrays, c.pieces, c.unitElems, c.ring, c.passes, rows);
+        CK(cudaGetLastError());
+        CK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+        countMismatches<<<1024, 256>>>(in, out, n, bad);
+        unsigned long long mismatches = 0;
+        CK(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
+        const bool ok = mismatches == 0;  // every element of every row written, once, at its place
+        const double bytes = 2.0 * rows * rowElems * c.arrays * 4;
+        const double gbs = bytes / (ms * 1e-3) / 1e9;
+        std::printf(
+            "{\"config\": \"%s\", \"mode\": %d, \"ctas\": %d, \"smem\": %d, \"rows\": %lld, \"ms\": %.4f, "
+            "\"GBps\": %.1f, \"frac_copy\": %.4f, \"mismatches\": %llu}\n",
+            c.name, mode, G, smem, rows, ms, gbs, gbs / copyGBs, mismatches);
+        if (!ok) return 2;
+      }
+  }
+  return 0;
+}
