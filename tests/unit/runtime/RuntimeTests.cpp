@@ -13,8 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,54 @@ extern "C" __global__ void credit_rt_cluster_probe(int* out, unsigned smemBytes)
 )cu";
 
 std::string probeSource() { return std::string(embedded::kDevicePreludeCuh) + kClusterProbe; }
+
+// The exchange's slot combines as every thread of a CTA runs them, on one slot
+// set slots[16][3] in SMEM: for P = 2, 4, 8, 16 and statistic j, credit_combine_slots
+// for sums (the lanes' tree) and max (the per-thread tree), and the per-thread sum
+// tree itself. out[((pi * 3 + j) * 3 + form) * blockDim.x + thread], as bits.
+const char* const kCombineProbe = R"cu(
+template <int K>
+static __device__ float tree_at(const float* slots, int j, int P) {
+  switch (P) {
+    case 2: return credit_combine_slots_tree<K, 2>(slots, j, 3);
+    case 4: return credit_combine_slots_tree<K, 4>(slots, j, 3);
+    case 8: return credit_combine_slots_tree<K, 8>(slots, j, 3);
+    default: return credit_combine_slots_tree<K, 16>(slots, j, 3);
+  }
+}
+extern "C" __global__ void credit_rt_combine_probe(const float* in, unsigned* out) {
+  __shared__ float slots[16 * 3];
+  if (threadIdx.x < 16 * 3) slots[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  const unsigned T = blockDim.x;
+  int pi = 0;
+  for (int P = 2; P <= 16; P *= 2, ++pi) {
+    for (int j = 0; j < 3; ++j) {
+      unsigned* o = out + (pi * 3 + j) * 3 * T + threadIdx.x;
+      o[0] = __float_as_uint(credit_combine_slots<CREDIT_SUM>(slots, j, 3, P));
+      o[T] = __float_as_uint(tree_at<CREDIT_SUM>(slots, j, P));
+      o[2 * T] = __float_as_uint(credit_combine_slots<CREDIT_MAX>(slots, j, 3, P));
+    }
+  }
+}
+)cu";
+
+std::string combineProbeSource() { return std::string(embedded::kDevicePreludeCuh) + kCombineProbe; }
+
+// The balanced tree of credit_combine_slots_tree, on the host.
+float hostSumTree(const std::vector<float>& slots, int j, int P) {
+  std::vector<float> v(P);
+  for (int c = 0; c < P; ++c) v[c] = slots[c * 3 + j];
+  for (int s = 1; s < P; s *= 2)
+    for (int c = 0; c + s < P; c += 2 * s) v[c] = v[c] + v[c + s];
+  return v[0];
+}
+
+unsigned floatBits(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
 
 }  // namespace
 
@@ -327,6 +377,84 @@ TEST_CASE("GPU: JIT-compiled cluster kernel, clusters of 1, 2, 8 and 16", "[gpu]
                              << " smem " << o[3]);
     }
     CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("GPU: the slot combines give the tree's bits in every lane and every thread", "[gpu]") {
+  // Sums across the lanes (credit_sum_slots_lanes) must be the per-thread tree's
+  // association, bit for bit, or CTAs running different forms would disagree.
+  Runtime rt;
+  CREDIT_REQUIRE_GPU(rt);
+  TempDir dir;
+  CacheOptions cache;
+  cache.dir = dir.path;
+  Module mod;
+  CachedNvrtcResult cr;
+  Status s = rt.jitCompileAndLoad(combineProbeSource(), "combine.cu", mod, NvrtcOptions(), cache, &cr);
+  INFO(s.message << "\n" << cr.log);
+  REQUIRE(s.ok());
+  Function fn;
+  REQUIRE(rt.getFunction(mod, "credit_rt_combine_probe", fn).ok());
+
+  // Column 0: magnitudes from 1e-6 to 1e7 with both signs, where the association
+  // changes the rounded sum; column 1: moderate values; column 2: signed zeros
+  // and negatives, for max (fmaxf(+0, -0) may depend on the order).
+  std::vector<float> slots(16 * 3);
+  unsigned rng = 12345u;
+  auto next = [&rng] { return rng = rng * 1664525u + 1013904223u; };
+  for (int c = 0; c < 16; ++c) {
+    const float mag = std::pow(10.0f, static_cast<float>(static_cast<int>(next() % 14u)) - 6.0f);
+    slots[c * 3 + 0] = (next() & 1u ? 1.0f : -1.0f) * mag * (1.0f + static_cast<float>(next() % 1000u) / 997.0f);
+    slots[c * 3 + 1] = static_cast<float>(static_cast<int>(next() % 2001u) - 1000) / 7.0f;
+    slots[c * 3 + 2] = c % 3 == 0 ? 0.0f : c % 3 == 1 ? -0.0f : -1.0f - static_cast<float>(c);
+  }
+  {  // the data can tell associations apart: the tree and a left-to-right sum differ
+    float left = slots[0];
+    for (int c = 1; c < 16; ++c) left = left + slots[c * 3];
+    REQUIRE(floatBits(left) != floatBits(hostSumTree(slots, 0, 16)));
+  }
+
+  const unsigned threads = 256;
+  const std::size_t words = 4 * 3 * 3 * threads;
+  DeviceBuffer in, out;
+  REQUIRE(rt.allocate(slots.size() * sizeof(float), in).ok());
+  REQUIRE(rt.allocate(words * sizeof(unsigned), out).ok());
+  REQUIRE(rt.copyToDevice(in.ptr(), slots.data(), slots.size() * sizeof(float)).ok());
+  std::vector<unsigned> host(words, 0xDEADBEEFu);
+  REQUIRE(rt.copyToDevice(out.ptr(), host.data(), words * sizeof(unsigned)).ok());
+  CUdeviceptr inPtr = in.ptr(), outPtr = out.ptr();
+  void* args[] = {&inPtr, &outPtr};
+  LaunchConfig cfg;
+  cfg.gridX = 1;
+  cfg.blockX = threads;
+  s = rt.launch(fn, cfg, args);
+  INFO(s.message);
+  REQUIRE(s.ok());
+  REQUIRE(rt.synchronize().ok());
+  REQUIRE(rt.copyToHost(host.data(), out.ptr(), words * sizeof(unsigned)).ok());
+
+  int pi = 0;
+  for (int P = 2; P <= 16; P *= 2, ++pi) {
+    for (int j = 0; j < 3; ++j) {
+      INFO("P " << P << " statistic " << j);
+      const unsigned* sum = &host[(pi * 3 + j) * 3 * threads];
+      const unsigned* tree = sum + threads;
+      const unsigned* mx = sum + 2 * threads;
+      float hostMax = slots[j];
+      for (int c = 1; c < P; ++c) hostMax = std::fmax(hostMax, slots[c * 3 + j]);
+      int bad = 0;
+      for (unsigned t = 0; t < threads; ++t) {
+        float m;
+        std::memcpy(&m, &mx[t], sizeof m);
+        const bool good = sum[t] == floatBits(hostSumTree(slots, j, P)) && tree[t] == sum[t] &&
+                          mx[t] == mx[0] && m == hostMax;
+        if (!good && bad++ < 4)
+          UNSCOPED_INFO("thread " << t << ": lanes 0x" << std::hex << sum[t] << " tree 0x" << tree[t]
+                                  << " host tree 0x" << floatBits(hostSumTree(slots, j, P)) << " max 0x" << mx[t]
+                                  << " thread 0's max 0x" << mx[0] << std::dec);
+      }
+      CHECK(bad == 0);
+    }
   }
 }
 
