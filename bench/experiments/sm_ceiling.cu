@@ -23,12 +23,11 @@
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include bench/experiments/sm_ceiling.cu
 // Prints one JSON object per line; the copy ceiling is a 1 GiB cudaMemcpyAsync.
 #include "credit/device/credit_device.cuh"
+#include "event_timing.cuh"
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <vector>
 
 constexpr int kThreads = 512;
 constexpr int kMaxRing = 16;
@@ -158,15 +157,6 @@ __global__ void countMismatches(const float* a, const float* b, long long n, uns
   if (mine) atomicAdd(bad, mine);
 }
 
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e = (x);                                                                       \
-    if (e != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      return 1;                                                                                \
-    }                                                                                          \
-  } while (0)
-
 struct Config {
   const char* name;
   int arrays, pieces, unitElems, ring, passes;
@@ -186,26 +176,9 @@ int main() {
   CK(cudaMalloc(&bad, sizeof(unsigned long long)));
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  const int runs = 15;
-  // The median of `runs` timings (CUDA events, L2 flushed before each) after 3 warm-ups.
-  auto medianMs = [&](auto launch, float& ms) -> int {
-    std::vector<float> t;
-    for (int r = 0; r < runs + 3; ++r) {
-      CK(cudaMemsetAsync(flush, r, flushBytes));
-      CK(cudaEventRecord(e0));
-      CK(launch());
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float one;
-      CK(cudaEventElapsedTime(&one, e0, e1));
-      if (r >= 3) t.push_back(one);
-    }
-    std::sort(t.begin(), t.end());
-    ms = t[t.size() / 2];
-    return 0;
+  // The median of 15 timings after 3 warm-ups, the L2 flushed (a 256 MiB memset) before each.
+  auto medianMs = [&](auto launch, float& ms) {
+    return medianEventMs(launch, [&](int r) { return cudaMemsetAsync(flush, r, flushBytes); }, 15, 3, ms);
   };
   float copyMs;
   if (medianMs([&] { return cudaMemcpyAsync(out, in, bufBytes, cudaMemcpyDeviceToDevice); }, copyMs)) return 1;

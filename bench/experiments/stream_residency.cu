@@ -10,12 +10,12 @@
 // `outs` output arrays that depend on the sum. Build: nvcc -O3 -arch=sm_90
 // -std=c++17 -I runtime/include bench/experiments/stream_residency.cu
 #include "credit/device/credit_device.cuh"
+#include "event_timing.cuh"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <vector>
 
 constexpr int kChunks = 4;
 
@@ -76,15 +76,6 @@ __global__ void __launch_bounds__(THREADS) stagedStream(const float* __restrict_
   }
 }
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e = (x);                                                               \
-    if (e != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
-      return 1;                                                                        \
-    }                                                                                  \
-  } while (0)
-
 struct Config {
   const char* name;
   int threads, arrays, outs, outBytes, slice;
@@ -97,29 +88,9 @@ int main() {
   CK(cudaMalloc(&in, bufBytes));
   CK(cudaMalloc(&out, bufBytes));
   CK(cudaMemset(in, 0, bufBytes));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  const int runs = 15;
-  auto median = [](std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  // The median of `runs` timings (CUDA events) of `launch` after 3 warm-ups;
-  // `launch` returns the enqueue's cudaError_t. 1 on a CUDA error (printed).
-  auto medianMs = [&](auto launch, float& ms) -> int {
-    std::vector<float> t;
-    for (int r = 0; r < runs + 3; ++r) {
-      CK(cudaEventRecord(e0));
-      CK(launch());
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float one;
-      CK(cudaEventElapsedTime(&one, e0, e1));
-      if (r >= 3) t.push_back(one);
-    }
-    ms = median(t);
-    return 0;
+  // The median of 15 timings (CUDA events) of `launch` after 3 warm-ups, nothing between them.
+  auto medianMs = [](auto launch, float& ms) {
+    return medianEventMs(launch, [](int) { return cudaSuccess; }, 15, 3, ms);
   };
   // The copy ceiling: 512 MiB device-to-device (read + write).
   float copyMs;

@@ -129,6 +129,17 @@ float hostSumTree(const std::vector<float>& slots, int j, int P) {
   return v[0];
 }
 
+// JIT-compiles `source` with its cache in `dir` and loads it into `mod`; fails the
+// test case, with NVRTC's log, when that does not work.
+void jitLoadOrFail(Runtime& rt, const std::string& source, const char* name, const TempDir& dir, Module& mod) {
+  CacheOptions cache;
+  cache.dir = dir.path;
+  CachedNvrtcResult cr;
+  const Status s = rt.jitCompileAndLoad(source, name, mod, NvrtcOptions(), cache, &cr);
+  INFO(s.message << "\n" << cr.log);
+  REQUIRE(s.ok());
+}
+
 unsigned floatBits(float f) {
   unsigned u;
   std::memcpy(&u, &f, sizeof u);
@@ -386,13 +397,8 @@ TEST_CASE("GPU: the slot combines give the tree's bits in every lane and every t
   Runtime rt;
   CREDIT_REQUIRE_GPU(rt);
   TempDir dir;
-  CacheOptions cache;
-  cache.dir = dir.path;
   Module mod;
-  CachedNvrtcResult cr;
-  Status s = rt.jitCompileAndLoad(combineProbeSource(), "combine.cu", mod, NvrtcOptions(), cache, &cr);
-  INFO(s.message << "\n" << cr.log);
-  REQUIRE(s.ok());
+  jitLoadOrFail(rt, combineProbeSource(), "combine.cu", dir, mod);
   Function fn;
   REQUIRE(rt.getFunction(mod, "credit_rt_combine_probe", fn).ok());
 
@@ -427,7 +433,7 @@ TEST_CASE("GPU: the slot combines give the tree's bits in every lane and every t
   LaunchConfig cfg;
   cfg.gridX = 1;
   cfg.blockX = threads;
-  s = rt.launch(fn, cfg, args);
+  const Status s = rt.launch(fn, cfg, args);
   INFO(s.message);
   REQUIRE(s.ok());
   REQUIRE(rt.synchronize().ok());
@@ -556,10 +562,8 @@ TEST_CASE("GPU: handles keep their context and module alive", "[gpu]") {
       return;
     }
     TempDir dir;
-    CacheOptions cache;
-    cache.dir = dir.path;
     Module mod;
-    REQUIRE(rt.jitCompileAndLoad(probeSource(), "probe.cu", mod, NvrtcOptions(), cache).ok());
+    jitLoadOrFail(rt, probeSource(), "probe.cu", dir, mod);
     REQUIRE(rt.getFunction(mod, "credit_rt_cluster_probe", fn).ok());
     REQUIRE(rt.allocate(4 * 4 * sizeof(int), out).ok());
   }  // Runtime and Module handles gone; fn and out still hold them
