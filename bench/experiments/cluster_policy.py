@@ -26,7 +26,6 @@ import argparse
 import ctypes
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
