@@ -15,12 +15,8 @@ Prediction: if that effect carries over to clusters, layernorm at 65536 P = 4 an
     python3 bench/run_bench.py --gen .gpu/gen --extra-gen sms112=.gpu/sms112 --no-peers ...
 """
 import argparse
-import os
-import shutil
 
-from gen_patch import sub_checked
-
-WORKLOADS = ["layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8"]
+from gen_patch import sub_checked, write_patched_copies
 
 
 def main():
@@ -29,19 +25,11 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--sms", type=int, default=112)
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    for name in os.listdir(a.gen):
-        if not name.endswith(".cu"):
-            shutil.copy(os.path.join(a.gen, name), os.path.join(a.out, name))
-    for w in WORKLOADS:
-        src = open(os.path.join(a.gen, f"{w}.cu")).read()
-        src = sub_checked(
-            src,
-            r"^(    if \(resident < 1\) return static_cast<int>\(credit::LaunchStatus::ClusterTooLarge\);\n)",
-            r"\1" + f"    if (resident > {a.sms} / P && {a.sms} / P >= 1) resident = {a.sms} / P;  // EXPERIMENT\n",
-            f"{w}: the persistent grid")
-        with open(os.path.join(a.out, f"{w}.cu"), "w") as f:
-            f.write(src)
+    write_patched_copies(a.gen, a.out, lambda src, w: sub_checked(
+        src,
+        r"^(    if \(resident < 1\) return static_cast<int>\(credit::LaunchStatus::ClusterTooLarge\);\n)",
+        r"\1" + f"    if (resident > {a.sms} / P && {a.sms} / P >= 1) resident = {a.sms} / P;  // EXPERIMENT\n",
+        f"{w}: the persistent grid"))
 
 
 if __name__ == "__main__":

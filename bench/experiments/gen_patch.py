@@ -1,7 +1,9 @@
 """Checked text patches of generated .cu files, for the experiments that time or instrument copies of
 them (never the compiler's output itself). Every substitution must match as often as expected, so that
 a change in what creditc emits stops the experiment instead of silently measuring an unpatched kernel."""
+import os
 import re
+import shutil
 
 # The head of the one device template every kernel of a generated file instantiates.
 BODY_HEAD = "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n__device__ __forceinline__ void credit_"
@@ -22,3 +24,18 @@ def insert_before_body(src, text, what):
     if n != 1:
         raise SystemExit(f"{what}: the body template's head matched {n} times")
     return src.replace(BODY_HEAD, text + BODY_HEAD)
+
+
+def write_patched_copies(gen, out, patch):
+    """A copy of the generated-files directory `gen` in `out`: every workload's .cu file as
+    patch(source, workload), the rest (headers, references, registry, commit) unchanged."""
+    os.makedirs(out, exist_ok=True)
+    for name in sorted(os.listdir(gen)):
+        path = os.path.join(gen, name)
+        if not name.endswith(".cu"):
+            shutil.copy(path, os.path.join(out, name))
+            continue
+        with open(path) as f:
+            src = f.read()
+        with open(os.path.join(out, name), "w") as f:
+            f.write(patch(src, name[:-len(".cu")]))

@@ -15,12 +15,8 @@ bulk copies into SMEM or L2 prefetches; the outputs compete with them for L2), n
     python3 bench/run_bench.py --gen .gpu/gen --extra-gen stcs=.gpu/stcs --no-peers ...
 """
 import argparse
-import os
-import shutil
 
-from gen_patch import sub_checked
-
-WORKLOADS = ["layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8"]
+from gen_patch import sub_checked, write_patched_copies
 
 
 def main():
@@ -28,17 +24,10 @@ def main():
     ap.add_argument("--gen", required=True, help="the generated files (scripts/gpu-prepare.sh's .gpu/gen)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    for name in os.listdir(a.gen):  # headers, references, registry: unchanged
-        if not name.endswith(".cu"):
-            shutil.copy(os.path.join(a.gen, name), os.path.join(a.out, name))
-    for w in WORKLOADS:
-        src = open(os.path.join(a.gen, f"{w}.cu")).read()
-        # The float4, float and packed-int8 stores of credit_st_global (quant_int8's scalar int8
-        # store is a plain assignment on the VEC = 1 path, which the benchmark does not time).
-        src = sub_checked(src, r"__stwb\(", "__stcs(", f"{w}: credit_st_global's stores", count=None)
-        with open(os.path.join(a.out, f"{w}.cu"), "w") as f:
-            f.write(src)
+    # The float4, float and packed-int8 stores of credit_st_global (quant_int8's scalar int8 store is a
+    # plain assignment on the VEC = 1 path, which the benchmark does not time).
+    write_patched_copies(a.gen, a.out, lambda src, w: sub_checked(
+        src, r"__stwb\(", "__stcs(", f"{w}: credit_st_global's stores", count=None))
 
 
 if __name__ == "__main__":
