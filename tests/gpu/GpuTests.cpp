@@ -19,7 +19,8 @@
 // input in SMEM, where "cluster" runs the partial form), "cluster_rowwise"
 // (one row per cluster, where "cluster" runs the persistent form) and
 // "cluster_persistent" (the persistent form wherever it can run, also where the
-// launcher prefers one row per cluster).
+// launcher prefers one row per cluster, rows claimed at run time) and
+// "cluster_persistent_static" (the same with the static rows).
 // CREDIT_GPU_TEST_SCOPE=small or tiny restricts the shapes (tiny: N = 4096,
 // 4099, 8192, 12289, 16384, 32767 and 32768 -- the float4 path with bulk copies in
 // the SMEM forms, the scalar path, the register forms, the wide-CTA twins and,
@@ -166,7 +167,7 @@ std::string scope() {
 
 struct Config {
   // cluster, staged, reread; cluster_regs, cluster_full, cluster_partial,
-  // cluster_rowwise, cluster_persistent, staged_smem (the forms the launchers do not run, or not
+  // cluster_rowwise, cluster_persistent(_static), staged_smem (the forms the launchers do not run, or not
   // at every shape);
   // auto: the model-driven dispatch (_launch_auto)
   std::string variant;
@@ -174,7 +175,8 @@ struct Config {
   int protocol; // 0 sync, 1 mbarrier
   std::string label() const {
     if (variant == "cluster" || variant == "cluster_regs" || variant == "cluster_full" ||
-        variant == "cluster_partial" || variant == "cluster_rowwise" || variant == "cluster_persistent")
+        variant == "cluster_partial" || variant == "cluster_rowwise" || variant == "cluster_persistent" ||
+        variant == "cluster_persistent_static")
       return variant + "_" + std::string(protocol ? "mbarrier" : "sync") + " P=" + std::to_string(P);
     return variant;
   }
@@ -405,8 +407,10 @@ std::vector<Config> configsFor(const Workload &w, long long N) {
           out.push_back({"cluster_rowwise", P, protocol});
         // The persistent form wherever it can run, also where the launcher's rule prefers
         // one row per cluster (quant_int8 on the H200): the same file's kernel, run.
-        if (protocol == 1 && N >= 16384 && w.maxLegalN("cluster_persistent", P, protocol) >= N)
+        if (protocol == 1 && N >= 16384 && w.maxLegalN("cluster_persistent", P, protocol) >= N) {
           out.push_back({"cluster_persistent", P, protocol});
+          out.push_back({"cluster_persistent_static", P, protocol});
+        }
       }
   return out;
 }
@@ -458,7 +462,7 @@ void runWorkload(const Workload &w) {
   for (auto [N, M] : shapes) {
     std::vector<Config> configs = configsFor(w, N);
     if (M == kPersistentRows)
-      configs = {{"cluster", 2, 1}, {"cluster_persistent", 2, 1}};
+      configs = {{"cluster", 2, 1}, {"cluster_persistent", 2, 1}, {"cluster_persistent_static", 2, 1}};
     uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
     INFO("seed " << seed);
     Problem problem(w, M, N, seed);
@@ -477,6 +481,104 @@ TEST_CASE("every variant of every workload matches the float64 reference", "[gpu
   for (const Workload &w : kWorkloads) {
     SECTION(w.name) { runWorkload(w); }
   }
+}
+
+// Rows claimed at run time (the persistent form's row claims, Layout.h) change
+// which cluster computes a row, not its arithmetic: every launch must give the
+// static rows' output bit for bit. Launches follow each other on two streams
+// without a host synchronisation (the launcher orders them on its counter, and
+// each leaves it zero for the next), then one from a captured graph, replayed
+// twice (no counter under capture: the static rows). M = 400 rows at P = 2: more
+// rows than the resident clusters' ring depth, so most rows are claimed.
+TEST_CASE("persistent form: claimed rows give the static rows' bits, launch after launch", "[gpu]") {
+  std::string why = gpuUnavailableReason();
+  if (!why.empty()) {
+    WARN("SKIPPED: no usable GPU (" << why << ")");
+    return;
+  }
+  const long long M = 400, N = 32768;
+  const int P = 2;
+  int tested = 0;
+  for (const Workload &w : kWorkloads) {
+    if (w.maxLegalN("cluster_persistent", P, 1) < N)
+      continue;  // no persistent form in this file
+    INFO(w.name);
+    ++tested;
+    std::vector<Arg> args = parseSignature(w.signature());
+    constexpr int kLaunches = 6, kGraphLaunches = 2, kSets = 1 + kLaunches + kGraphLaunches;
+    std::vector<void *> inputs(args.size(), nullptr);
+    std::vector<std::vector<void *>> sets(kSets, std::vector<void *>(args.size(), nullptr));
+    for (size_t i = 0; i < args.size(); ++i) {
+      const size_t bytes = std::max<size_t>(args[i].count(M, N) * args[i].elemBytes(), 16);
+      if (args[i].input) {
+        REQUIRE(cudaMalloc(&inputs[i], bytes) == cudaSuccess);
+        const bool positive = std::string(w.name) == "wvar_bwd" && args[i].name == "w";
+        REQUIRE(creditTestFillUniform(static_cast<float *>(inputs[i]), args[i].count(M, N), 1234 + 7919 * i,
+                                      positive ? 0.5f : -1.0f, positive ? 1.5f : 1.0f) == cudaSuccess);
+        for (auto &set : sets)
+          set[i] = inputs[i];
+      } else {
+        for (auto &set : sets) {
+          REQUIRE(cudaMalloc(&set[i], bytes) == cudaSuccess);
+          REQUIRE(cudaMemset(set[i], args[i].i8 ? 0x80 : 0xFF, bytes) == cudaSuccess);
+        }
+      }
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    cudaStream_t streams[2];
+    for (cudaStream_t &s : streams)
+      REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    CHECK(w.launch("cluster_persistent_static", sets[0].data(), M, N, P, 1, streams[0]) == 0);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    for (int l = 0; l < kLaunches; ++l)
+      CHECK(w.launch("cluster_persistent", sets[1 + l].data(), M, N, P, 1, streams[l % 2]) == 0);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    // Captured: one launch per graph (each with its own outputs), replayed.
+    for (int g = 0; g < kGraphLaunches; ++g) {
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      REQUIRE(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeRelaxed) == cudaSuccess);
+      const int status = w.launch("cluster_persistent", sets[1 + kLaunches + g].data(), M, N, P, 1, streams[0]);
+      REQUIRE(cudaStreamEndCapture(streams[0], &graph) == cudaSuccess);
+      CHECK(status == 0);
+      REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(exec, streams[0]) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(exec, streams[1]) == cudaSuccess);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+    }
+    cudaError_t err = cudaGetLastError();
+    INFO("CUDA: " << cudaGetErrorString(err));
+    CHECK(err == cudaSuccess);
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].input)
+        continue;
+      const size_t bytes = args[i].count(M, N) * args[i].elemBytes();
+      unsigned long long poisoned = 0;
+      REQUIRE(creditTestCountPoison(sets[0][i], bytes, args[i].i8, &poisoned) == cudaSuccess);
+      INFO("output " << args[i].name << " of the static rows: " << poisoned << " elements never written");
+      CHECK(poisoned == 0);
+      std::vector<unsigned char> expected(bytes), got(bytes);
+      REQUIRE(cudaMemcpy(expected.data(), sets[0][i], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+      for (int s = 1; s < kSets; ++s) {
+        REQUIRE(cudaMemcpy(got.data(), sets[s][i], bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        INFO("output " << args[i].name << ", launch " << s << (s > kLaunches ? " (graph)" : " (claimed rows)"));
+        CHECK(std::memcmp(expected.data(), got.data(), bytes) == 0);
+      }
+    }
+    for (cudaStream_t s : streams)
+      cudaStreamDestroy(s);
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].input)
+        cudaFree(inputs[i]);
+      else
+        for (auto &set : sets)
+          cudaFree(set[i]);
+    }
+  }
+  std::printf("claimed rows: %d workloads with the persistent form checked\n", tested);
+  CHECK(tested > 0);
 }
 
 TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {

@@ -283,15 +283,19 @@ TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per
   // layernorm's twin: one kept f32 input, 2 stages of q = 1, 512 threads = 16 warps.
   const WorkloadGeometry g{4, 2, 1, 2, 512, 2};
   // warp partials 16*1*4 = 64, CTA partial 4 -> 16, slots 2*P*qSum*4 (P = 16: 256),
-  // exchange mbarriers 2*2*8 = 32, load mbarriers 3 units * 8 = 24 -> 32,
-  // then the ring at the next 128-B boundary: 64 + 16 + 256 + 32 + 32 = 400 -> 512.
+  // row claims (2 slots + a queue of 4) * 4 = 24 -> 32, exchange mbarriers 2*2*8 = 32,
+  // load mbarriers 3 units * 8 = 24 -> 32, then the ring at the next 128-B boundary:
+  // 64 + 16 + 256 + 32 + 32 + 32 = 432 -> 512.
   const SmemLayout l = smemLayoutPersistent(g, 262144, 16, 3);
   CHECK(l.warpPartialsOffset == 0);
   CHECK(l.ctaPartialOffset == 64);
   CHECK(l.slotsOffset == 80);
-  CHECK(l.mbarOffset == 80 + 256);
-  CHECK(l.loadBarOffset == 80 + 256 + 32);
+  CHECK(l.claimsOffset == 80 + 256);
+  CHECK(l.mbarOffset == 80 + 256 + 32);
+  CHECK(l.loadBarOffset == 80 + 256 + 32 + 32);
   CHECK(l.keepOffset == 512);
+  CHECK(kRowClaimWords * 4 <= l.mbarOffset - l.claimsOffset);
+  CHECK(l.claimsOffset % 4 == 0);  // st.async of 4 bytes
   CHECK(l.keepBytes == 16384 * 4);  // one unit: one slice
   CHECK(l.totalBytes == 512 + 3 * 16384 * 4);
   CHECK(persistentSmemBytes(g, 262144, 16, 3) == l.totalBytes);
@@ -305,10 +309,13 @@ TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per
       CHECK(m.keepBytes < sliceElems(12340, p) * 4 + kSliceAlign);
       CHECK(m.totalBytes == m.keepOffset + units * m.keepBytes);
       CHECK(m.keepOffset - m.loadBarOffset >= units * kMbarrierBytes);
-      // The one-row layout's scratch regions, with room for two slot sets and 2L mbarriers.
+      // The one-row layout's scratch regions, with room for two slot sets, the row
+      // claims and 2L mbarriers (the one-row layout has no row claims).
       const SmemLayout one = smemLayout(g, 12340, p, Protocol::Mbarrier);
       CHECK(m.slotsOffset == one.slotsOffset);
-      CHECK(m.mbarOffset - m.slotsOffset == alignedRegion(2LL * p * g.qSum * 4));
+      CHECK(one.claimsOffset == one.mbarOffset);
+      CHECK(m.claimsOffset - m.slotsOffset == alignedRegion(2LL * p * g.qSum * 4));
+      CHECK(m.mbarOffset - m.claimsOffset == alignedRegion(kRowClaimWords * 4LL));
       CHECK(m.loadBarOffset - m.mbarOffset == 2 * (one.loadBarOffset - one.mbarOffset));
     }
   // Two kept arrays: a unit is still one slice (of either array).

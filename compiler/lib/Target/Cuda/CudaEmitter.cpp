@@ -133,7 +133,10 @@ const char *const kInternalNames[] = {
     "persistent", "persistentOk", "persistentMode", "whereFits", "ring", "ring_pieces", "ring_copies", "piece1", "piece_base",
     "piece_elems", "persistent_ring", "kPiece1Sweep", "PIECES", "ring_u0", "ring_lap", "row_unit", "row_parity", "ring_stage", "ring_phase", "ring_load", "rows", "row_first",
     "clusters", "stage_base", "resident", "ring_unit", "ring_refill", "ring_copy", "kRingArrays", "j0", "freed",
-    "release_in_h", "halves", "credit_bulk_prefetch_l2"};
+    "release_in_h", "halves", "credit_bulk_prefetch_l2",
+    // the persistent form's row claims
+    "claims", "kClaimCopies", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
+    "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -1240,6 +1243,11 @@ inline constexpr int kStatusCudaErrorBase = 1000;
 __device__ float control_sink;
 
 )cuda";
+  if (persistentForm())
+    os << "// The persistent form's row claims (Layout.h): [0] the next row to claim, less the static\n"
+          "// ones; [1] the clusters done. Zero at load; each launch that uses it leaves it zero, and\n"
+          "// the launcher hands it to one launch at a time per device (host::RowClaimLease).\n"
+          "__device__ unsigned row_claims_counter[2];\n\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -1658,13 +1666,23 @@ void KernelEmitter::emitStage(StageInfo &st) {
      << I << "  // pushed after the peer has read its row-k slots), so the set is free again.\n";
   os << I << "  float* const stage_slots = slots + P * (" << st.qPrefix << " + (kPersistent ? static_cast<int>(k & 1) * qSum : 0));\n";
   os << I << "  uint64_t* const stage_bar = bars + " << st.index << " + (kPersistent ? static_cast<int>(k & 1) * L : 0);\n";
-  os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
-     << " * 4);  // P * q_" << l << " * 4 bytes will land here\n";
+  if (st.index == 0)
+    os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
+       << " * 4 + (claims ? 4 : 0));  // P * q_" << l << " * 4 bytes will land here, and rank 0's row claim\n";
+  else
+    os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
+       << " * 4);  // P * q_" << l << " * 4 bytes will land here\n";
   os << I << "  credit_push_async<" << q
      << ">(cta_partial, stage_slots, stage_bar, P);  // threads < P: st.async to peer t, complete_tx on its bar\n";
+  if (st.index == 0)
+    os << I << "  if (claims && rank == 0 && tid == 0)  // row k + claim_ahead, to every CTA (on the same mbarrier)\n"
+       << I << "    credit_send_row_claim(claim_slots + (k & 1), stage_bar, row_claim, P);\n";
   os << I << "  if (P == 1) __syncthreads();  // P = 1: thread 0 stored the slots locally (see credit_push_async)\n";
   os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), kPersistent ? static_cast<uint32_t>((k >> 1) & 1) : 0u);"
      << "  // the phase completes once all P * q_" << l << " * 4 bytes have landed\n";
+  if (st.index == 0)
+    os << I << "  if (claims && tid == 0)  // used from row k + claim_ahead on (its slot is free again at row k + 2)\n"
+       << I << "    claim_queue[(k + claim_ahead) & (credit::kRowClaimQueue - 1)] = claim_slots[k & 1];\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = credit_combine_slots<" << kindMacro(red.getKind())
        << ">(stage_slots, " << j << ", " << q << ", P);  // the same association in every CTA\n";
@@ -1703,7 +1721,7 @@ void KernelEmitter::emitBody() {
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
   os << "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
-  os << "    long long M, int N, int P, int ring) {\n";
+  os << "    long long M, int N, int P, int ring, unsigned* row_claims = nullptr) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
   static_assert(MODE >= CLUSTER_SYNC && MODE <= CLUSTER_PERSISTENT, "MODE");
   // CLUSTER_PERSISTENT: many rows per cluster, a ring of `ring` units, each kept
@@ -1820,6 +1838,25 @@ void KernelEmitter::emitBody() {
   (void)slots;
   (void)load_bars;
   (void)chunk;
+  // The persistent form's rows: cluster row_first takes rows row_first + k * clusters.
+  // With row claims (row_claims: the launcher's counter, zero at entry) only its first
+  // claim_ahead rows (the ring's depth) are those: rank 0 claims each later row that many
+  // rows ahead (atomicAdd on row_claims[0]) and sends it with stage 1's partials, and
+  // thread 0 queues it for the ring's copies and every thread's row (credit::kRowClaimQueue).
+  const bool claims = kPersistent && row_claims != nullptr;
+  constexpr int kClaimCopies = static_cast<int>(credit::numKeptArrays(geometry)) * PIECES;  // C, copies a row
+  const int claim_ahead = kPersistent && kClaimCopies > 0 ? (ring + kClaimCopies - 1) / kClaimCopies : 0;
+  unsigned* const claim_slots = reinterpret_cast<unsigned*>(smem + layout.claimsOffset);  // [2]: by row parity
+  unsigned* const claim_queue = claim_slots + 2;  // [kRowClaimQueue]: claimed row kk at kk % kRowClaimQueue
+  static_assert((credit::kRowClaimQueue & (credit::kRowClaimQueue - 1)) == 0, "the queue's index is a mask");
+  auto row_at = [&](long long kk) -> long long {  // the cluster's kk-th row; M: none
+    const long long r = claims && kk >= claim_ahead
+        ? static_cast<long long>(claim_ahead) * clusters + claim_queue[kk & (credit::kRowClaimQueue - 1)]
+        : row_first + kk * clusters;
+    return r < M ? r : M;
+  };
+  (void)claim_slots;
+  (void)row_at;
 )cuda";
   // Kept arrays: whether this instantiation retains each (the partial form
   // re-reads one of them from global memory), and where (the pointers: per
@@ -1908,7 +1945,7 @@ void KernelEmitter::emitBody() {
     os << "  const int ring_copies = kRingArrays * ring_pieces;  // C, copies a row\n";
     os << "  auto ring_unit = [&](long long j) { return credit::ringUnit(j, ring); };\n";
     os << "  auto ring_load = [&](long long j) {\n";
-    os << "    const long long r = row_first + credit::ringRow(j, ring_copies) * clusters;\n";
+    os << "    const long long r = row_at(credit::ringRow(j, ring_copies));\n";
     os << "    const uint32_t bar = credit_smem_addr(load_bars + ring_unit(j));\n";
     os << "    const uint32_t dst = credit_smem_addr(smem + layout.keepOffset + ring_unit(j) * layout.keepBytes);\n";
     os << "    const unsigned pfirst = credit::ringPiece(j, ring_pieces) * piece_elems;\n";
@@ -1930,7 +1967,7 @@ void KernelEmitter::emitBody() {
     os << "  auto ring_refill = [&](long long j0, int freed) {\n";
     os << "    for (int q = 0; q < ring_copies; ++q) {\n";
     os << "      const long long j = j0 + ring + q;\n";
-    os << "      if (credit::ringRow(j, ring_copies) >= rows) break;\n";
+    os << "      if (row_at(credit::ringRow(j, ring_copies)) >= M) break;\n";
     os << "      if (freed < 0 || credit::ringPiece(q, ring_pieces) == freed) ring_load(j);\n";
     os << "    }\n";
     os << "  };\n";
@@ -1943,7 +1980,7 @@ void KernelEmitter::emitBody() {
     os << "  (void)row_unit;\n  (void)row_parity;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (long long j = 0; j < ring && credit::ringRow(j, ring_copies) < rows; ++j) ring_load(j);  // the first rows\n";
+    os << "      for (long long j = 0; j < ring && row_at(credit::ringRow(j, ring_copies)) < M; ++j) ring_load(j);  // the first rows\n";
     os << "    }\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
@@ -1958,11 +1995,16 @@ void KernelEmitter::emitBody() {
   }
 
   // The row loop: its body is printed into the text, then indented.
-  os << "\n  // ---- rows: one per CTA (cluster), `rows` in the persistent form ----\n";
-  os << "  for (long long k = 0; k < rows; ++k) {\n";
+  os << "\n  // ---- rows: one per CTA (cluster); the persistent form: row_at(k) until M ----\n";
+  os << "  for (long long k = 0; kPersistent ? row_at(k) < M : k < rows; ++k) {\n";
   os.flush();
   const size_t loopBodyStart = text ? text->size() : 0;
-  os << "  const long long row = row_first + k * clusters;\n";
+  os << "  const long long row = kPersistent ? row_at(k) : row_first + k * clusters;\n";
+  os << "  // Row claims: rank 0 claims the cluster's row k + claim_ahead now, so that the atomic's\n"
+        "  // latency overlaps stage 1's pass; its index goes out with stage 1's partials.\n";
+  os << "  unsigned row_claim = 0;\n";
+  os << "  if (claims && rank == 0 && tid == 0) row_claim = atomicAdd(row_claims, 1u);\n";
+  os << "  (void)row_claim;\n";
   if (!traffic.kept.empty()) {
     os << "  // Persistent form: the copy of this row's first kept input's first piece (ring_load above).\n";
     os << "  const long long ring_copy = k * ring_copies;\n";
@@ -2102,7 +2144,7 @@ void KernelEmitter::emitBody() {
   if (!traffic.kept.empty()) {
     os << "  if constexpr (kPersistent) {\n";
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
-    os << "    if (tid == 0 && credit::ringRow(ring_copy + ring, ring_copies) < rows) {  // copies `ring` ahead into the freed units\n";
+    os << "    if (tid == 0 && row_at(credit::ringRow(ring_copy + ring, ring_copies)) < M) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
     os << "      ring_refill(ring_copy, release_in_h ? 1 : -1);  // the first pieces' went in h\n";
     os << "    }\n";
@@ -2119,6 +2161,15 @@ void KernelEmitter::emitBody() {
     text->resize(loopBodyStart);
     *text += indented;
   }
+  os << "  }\n";
+  os << "  // Row claims: the last cluster done leaves the counter zero for the next launch. Each\n"
+        "  // cluster's claims come before its count (the same thread; the fence orders them).\n";
+  os << "  if (claims && rank == 0 && tid == 0) {\n";
+  os << "    __threadfence();\n";
+  os << "    if (atomicAdd(row_claims + 1, 1u) == static_cast<unsigned>(clusters) - 1u) {\n";
+  os << "      atomicExch(row_claims, 0u);\n";
+  os << "      atomicExch(row_claims + 1, 0u);\n";
+  os << "    }\n";
   os << "  }\n";
   os << "  // Persistent form: no exit barrier either. Every byte pushed into this CTA and\n"
         "  // every bulk copy it issued has been waited for.\n";
@@ -2181,15 +2232,16 @@ void KernelEmitter::emitKernels() {
       os << "// The persistent form (credit::usePersistent): a grid of the resident clusters of P CTAs, each\n"
             "// walking rows; the kept slices through a ring of `ring` SMEM units filled by bulk copies,\n"
             "// broadcast inputs only h reads in registers (loaded once). kWideCtaThreads threads, float4,\n"
-            "// mbarrier protocol.\n";
+            "// mbarrier protocol. row_claims: a zeroed counter of two words that the kernel leaves zero\n"
+            "// (rows claimed at run time, Layout.h), or nullptr (the static rows); one launch at a time.\n";
       // One kernel per ring shape: whole slices, or two pieces a slice (the body's PIECES).
       auto persistentKernel = [&](StringRef suffix, StringRef piecesArg) {
         os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
            << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_" << suffix
            << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
-           << "long long M, int N, int P, int ring) {\n";
+           << "long long M, int N, int P, int ring, unsigned* row_claims) {\n";
         os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
-           << ns << "::kWideCtaThreads" << piecesArg << ">(" << argNames() << ", M, N, P, ring);\n";
+           << ns << "::kWideCtaThreads" << piecesArg << ">(" << argNames() << ", M, N, P, ring, row_claims);\n";
         os << "}\n";
       };
       persistentKernel("cluster_persistent_v4", "");
@@ -2293,7 +2345,10 @@ void KernelEmitter::emitHost() {
   }
 
   os << "// ===== host launch API (not compiled by NVRTC) =====\n";
-  os << "#if !defined(__CUDACC_RTC__)\n#include <cuda_runtime.h>\n\n";
+  os << "#if !defined(__CUDACC_RTC__)\n#include <cuda_runtime.h>\n";
+  if (persistentForm())
+    os << "#include <mutex>  // host::RowClaimLease\n";
+  os << "\n";
   os << "namespace CREDIT_LOCAL " << ns << " {\nnamespace host {\n";
   os << R"cuda(// Queries the device, validates the launch with credit::validateLaunch
 // (LaunchCheck.h) and launches. Returns 0, a credit::LaunchStatus (1..99; the
@@ -2431,7 +2486,79 @@ inline credit::PersistentRing persistent_ring(long long N, int P, bool whereFits
   return run ? credit::persistentRing(geometry_wide_cta, N, P, optin, halves) : credit::PersistentRing{0, 1};
 }
 
-// C-string equality (no <cstring> needed).
+)cuda";
+  if (persistentForm())
+    os << R"cuda(// Row claims (Layout.h): row_claims_counter, handed to one persistent launch at a
+// time per device. Each launch first waits, on its own stream, for the event recorded
+// after the previous one, whatever that one's stream, so that no two launches run on the
+// counter at once; each leaves it zero. No counter (the static rows) while the stream is
+// being captured (a graph may be launched on any stream, any number of times at once),
+// for more than INT_MAX rows, on a device past kRowClaimMaxDevices, or where a call fails.
+constexpr int kRowClaimMaxDevices = 64;
+class RowClaimLease {
+ public:
+  RowClaimLease(bool wanted, long long M, cudaStream_t stream) : stream_(stream) {
+    int dev = 0;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (!wanted || M > 0x7fffffffLL || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kRowClaimMaxDevices ||
+        cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+      (void)cudaGetLastError();
+      return;
+    }
+    static std::mutex mutex;
+    static cudaEvent_t last[kRowClaimMaxDevices] = {};
+    lock_ = std::unique_lock<std::mutex>(mutex);
+    if (last[dev] == nullptr && cudaEventCreateWithFlags(&last[dev], cudaEventDisableTiming) != cudaSuccess) {
+      last[dev] = nullptr;
+      (void)cudaGetLastError();
+      lock_.unlock();
+      return;
+    }
+    void* counter = nullptr;
+    if (cudaGetSymbolAddress(&counter, row_claims_counter) != cudaSuccess ||
+        cudaStreamWaitEvent(stream, last[dev], 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      lock_.unlock();
+      return;
+    }
+    counter_ = static_cast<unsigned*>(counter);
+    event_ = last[dev];
+  }
+  RowClaimLease(const RowClaimLease&) = delete;
+  RowClaimLease& operator=(const RowClaimLease&) = delete;
+  unsigned* counter() const { return counter_; }
+  // After a launch with the counter: the next one waits for this one (here, if the
+  // event cannot be recorded).
+  void launched() {
+    if (counter_ == nullptr) return;
+    if (cudaEventRecord(event_, stream_) != cudaSuccess) {
+      (void)cudaGetLastError();
+      (void)cudaStreamSynchronize(stream_);
+    }
+  }
+
+ private:
+  cudaStream_t stream_;
+  std::unique_lock<std::mutex> lock_;
+  unsigned* counter_ = nullptr;
+  cudaEvent_t event_ = nullptr;
+};
+
+// The persistent form: launch_impl with a grid of the resident clusters, and the
+// row-claim counter as the kernel's last argument (nullptr: the static rows).
+template <typename... Params, typename... Args>
+inline int launch_persistent(void (*kernel)(Params...), bool rowClaims, int P, long long M, long long N,
+                             long long smemBytes, credit::Protocol proto, const void* const* ptrs,
+                             const int* elemBytes, int numPtrs, cudaStream_t stream, Args... args) {
+  RowClaimLease lease(rowClaims, M, stream);
+  const int status = launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smemBytes, true, proto, ptrs,
+                                 elemBytes, numPtrs, stream, args..., lease.counter());
+  if (status == kStatusOk) lease.launched();
+  return status;
+}
+
+)cuda";
+  os << R"cuda(// C-string equality (no <cstring> needed).
 inline bool same(const char* a, const char* b) {
   while (*a != '\0' && *a == *b) ++a, ++b;
   return *a == *b;
@@ -2489,13 +2616,14 @@ inline bool same(const char* a, const char* b) {
       os << "  // The persistent form (mbarrier protocol, float4): the rows streamed through a ring of\n"
             "  // bulk copies, broadcast inputs only h reads loaded once per CTA (credit::usePersistent).\n";
       os << "  // persistentMode: 0 never, 1 where credit::usePersistent holds (the launch API), 2 wherever\n"
-            "  // it can run (the generic variant \"cluster_persistent\").\n";
+            "  // it can run (the generic variant \"cluster_persistent\"); both with rows claimed at run time\n"
+            "  // (host::RowClaimLease). 3: as 2 with the static rows (\"cluster_persistent_static\").\n";
       os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
-      os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode == 2);\n";
+      os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode >= 2);\n";
       os << "    if (ring.units > 0) {\n";
       os << "      auto kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_v4" << t << " : " << ns
          << "_cluster_persistent_v4" << t << ";\n";
-      os << "      return launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), true, proto, ptrs, elemBytes, "
+      os << "      return launch_persistent(kernel, persistentMode != 3, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P, ring.units);\n";
       os << "    }\n";
       os << "  }\n";
@@ -2682,7 +2810,8 @@ inline bool same(const char* a, const char* b) {
          << "::max_legal_n(P, proto);\n";
     if (persistentForm() && wants(credit::Variant::Cluster))
       os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\") || " << ns
-         << "::host::same(variant, \"cluster_persistent\")) return " << ns << "::max_legal_n(P, proto);\n";
+         << "::host::same(variant, \"cluster_persistent\") || " << ns
+         << "::host::same(variant, \"cluster_persistent_static\")) return " << ns << "::max_legal_n(P, proto);\n";
     os << "  if (" << ns << "::host::same(variant, \"staged\") || " << ns
        << "::host::same(variant, \"staged_smem\")) return " << ns
        << "::max_legal_n(1, credit::Protocol::Sync);\n";
@@ -2695,7 +2824,8 @@ inline bool same(const char* a, const char* b) {
           "// legal shape; \"cluster_rowwise\" (files with the persistent form): one row per cluster,\n"
           "// never the persistent form; \"cluster_persistent\": the persistent form wherever it can run\n"
           "// (credit::persistentFits), also where the launcher prefers one row per cluster, else as\n"
-          "// \"cluster\"; \"staged_smem\": the row in SMEM at every N); args[i]\n"
+          "// \"cluster\"; \"cluster_persistent_static\": the same with the static rows, none claimed at\n"
+          "// run time; \"staged_smem\": the row in SMEM at every N); args[i]\n"
           "// is the i-th data argument of " << ns << "_signature(). staged/reread need P == 1.\n"
           "// Returns what the variant's launcher returns, or kStatusBadVariant.\n";
     os << prototype(Api::Generic) << " {\n";
@@ -2730,9 +2860,12 @@ inline bool same(const char* a, const char* b) {
     if (wants(credit::Variant::Cluster) && persistentForm())
       os << "  if (" << ns << "::host::same(variant, \"cluster_rowwise\"))\n    return " << ns
          << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, 0);\n";
-    if (wants(credit::Variant::Cluster) && persistentForm())
+    if (wants(credit::Variant::Cluster) && persistentForm()) {
       os << "  if (" << ns << "::host::same(variant, \"cluster_persistent\"))\n    return " << ns
          << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, 2);\n";
+      os << "  if (" << ns << "::host::same(variant, \"cluster_persistent_static\"))\n    return " << ns
+         << "::host::cluster(" << castList << "M, N, P, protocol, stream, false, true, 3);\n";
+    }
     if (wants(credit::Variant::Cluster) && partialDropped)
       os << "  if (" << ns << "::host::same(variant, \"cluster_partial\"))\n    return " << ns
          << "::host::cluster_partial(" << castList << "M, N, P, protocol, stream);\n";

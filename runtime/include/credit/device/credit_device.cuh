@@ -201,6 +201,17 @@ CREDIT_DEVICE_INLINE void credit_st_async_f32(uint32_t remote_addr, float v,
                : "memory");
 }
 
+// The persistent form's row claim (Layout.h, kRowClaimWords): one thread of rank 0
+// sends the claimed row `value` to `slot` of every CTA of the cluster (itself
+// included), each store completing 4 bytes on that CTA's `bar` (the stage-1
+// exchange mbarrier, whose expect_tx counts them). P >= 2: a cluster launch.
+CREDIT_DEVICE_INLINE void credit_send_row_claim(unsigned* slot, uint64_t* bar, unsigned value, int P) {
+  const uint32_t slot_addr = credit_smem_addr(slot), bar_addr = credit_smem_addr(bar);
+  for (int t = 0; t < P; ++t)
+    credit_st_async_f32(credit_mapa_shared(slot_addr, (uint32_t)t), __uint_as_float(value),
+                        credit_mapa_shared(bar_addr, (uint32_t)t));
+}
+
 // ---------------------------------------------------------------------------
 // mbarrier (sm_90+). `bar` is a shared::cta address (credit_smem_addr) of an
 // 8-byte-aligned uint64_t in this CTA's SMEM.

@@ -284,6 +284,7 @@ struct SmemLayout {
   long long keepOffset;    // == scratch bytes; the retained slice starts here (kSliceAlign-aligned)
   long long keepBytes;     // sliceElems(N,P) * keepBytesPerElem
   long long totalBytes;    // keepOffset + keepBytes == smemBytes()
+  long long claimsOffset;  // persistent form: the row claims' words (kRowClaimWords); elsewhere == mbarOffset, none
 };
 
 CREDIT_HD constexpr long long alignedRegion(long long bytes) { return roundUp(bytes, kScratchAlign); }
@@ -304,7 +305,7 @@ CREDIT_HD constexpr long long loadChunkElems(long long len, int threads) {
 
 CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P,
                                           Protocol protocol) {
-  SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0};
+  SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0, 0};
   const long long warps = ceilDiv(g.threads, kWarpSize);
   l.warpPartialsOffset = 0;
   l.ctaPartialOffset = l.warpPartialsOffset + alignedRegion(warps * g.qMax * 4LL);
@@ -312,6 +313,7 @@ CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P
   const long long slotFloats =
       protocol == Protocol::Sync ? (long long)P * g.qMax : (long long)P * g.qSum;
   l.mbarOffset = l.slotsOffset + alignedRegion(slotFloats * 4LL);
+  l.claimsOffset = l.mbarOffset;  // no row claims outside the persistent form
   const long long mbarBytes =
       protocol == Protocol::Mbarrier ? (long long)g.numStages * kMbarrierBytes : 0;
   l.loadBarOffset = l.mbarOffset + alignedRegion(mbarBytes);
@@ -439,11 +441,22 @@ CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, l
 // array in flight during this row), half slices 7 units of 32 KiB (three of
 // the next row's four pieces in flight), and the first pass starts on a row's
 // first piece while its second lands.
+// Row claims (the launcher's counter; docs/codegen.md): each cluster's first
+// ceil(units / C) rows are the static ones above; rank 0 claims every later row
+// with an atomicAdd that many rows ahead and sends its index with stage 1's
+// partials, so that clusters running faster take more rows and all end within
+// about a row of each other.
 // Layout: the mbarrier scratch with two slot sets and 2L exchange mbarriers,
-// one load mbarrier per unit, then the units; each holds one piece,
-// persistentPieceElems * 4 bytes rounded up to kSliceAlign (`keepBytes` is one
-// unit here).
+// the row claims' words (two incoming slots by row parity, then a queue of
+// kRowClaimQueue claimed rows), one load mbarrier per unit, then the units;
+// each holds one piece, persistentPieceElems * 4 bytes rounded up to
+// kSliceAlign (`keepBytes` is one unit here).
 constexpr int kPersistentMaxPieces = 2;
+// The claimed rows a CTA holds: the one a row's exchange brings is used
+// ceil(units / C) <= kPersistentMaxRows rows later, and its queue entry is
+// written again kRowClaimQueue rows later.
+constexpr int kRowClaimQueue = 4;
+constexpr int kRowClaimWords = 2 + kRowClaimQueue;
 // A piece is whole sweeps of the widest batch the form is built with
 // (CREDIT_UNROLL_PERSISTENT <= 4), so that every sweep of the pass loops lies
 // in one piece: 8192 elements at 512 threads.
@@ -453,11 +466,12 @@ CREDIT_HD constexpr long long persistentPieceElems(WorkloadGeometry g, long long
   return pieces <= 1 ? slice : roundUp(ceilDiv(slice, pieces), (long long)kVecElems * kPersistentMaxUnroll * g.threads);
 }
 CREDIT_HD constexpr SmemLayout smemLayoutPersistent(WorkloadGeometry g, long long N, int P, int units, int pieces = 1) {
-  SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0};
+  SmemLayout l{0, 0, 0, 0, 0, 0, 0, 0, 0};
   const long long warps = ceilDiv(g.threads, kWarpSize);
   l.ctaPartialOffset = alignedRegion(warps * g.qMax * 4LL);
   l.slotsOffset = l.ctaPartialOffset + alignedRegion(g.qMax * 4LL);
-  l.mbarOffset = l.slotsOffset + alignedRegion(2LL * P * g.qSum * 4LL);
+  l.claimsOffset = l.slotsOffset + alignedRegion(2LL * P * g.qSum * 4LL);
+  l.mbarOffset = l.claimsOffset + alignedRegion(kRowClaimWords * 4LL);
   l.loadBarOffset = l.mbarOffset + alignedRegion(2LL * g.numStages * kMbarrierBytes);
   l.keepOffset = roundUp(l.loadBarOffset + alignedRegion((long long)units * kMbarrierBytes), (long long)kSliceAlign);
   l.keepBytes = roundUp(persistentPieceElems(g, N, P, pieces) * 4LL, (long long)kSliceAlign);
@@ -521,6 +535,7 @@ struct PersistentRing {
 //   once h releases the first pieces early (docs/results/mid-release/). The
 //   generated launcher passes halves = !kKeptInputReadLate.
 constexpr int kPersistentMaxRows = 3;
+static_assert(kPersistentMaxRows < kRowClaimQueue, "a queued claimed row is used before its entry is written again");
 CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g, int pieces = 1) {
   return static_cast<int>(numKeptArrays(g)) * pieces + 1;
 }
