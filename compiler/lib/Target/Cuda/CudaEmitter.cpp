@@ -1065,6 +1065,16 @@ void KernelEmitter::emitMetadata() {
 #ifndef CREDIT_UNROLL_PERSISTENT
 #define CREDIT_UNROLL_PERSISTENT 2
 #endif
+// The persistent form's row claims (Layout.h): the share of every cluster's rows,
+// in percent, claimed at run time (the last ones; the rest are static), and whether
+// rank 0 claims a row's index a whole row before it sends it (1) or at the start of
+// the row that sends it (0).
+#ifndef CREDIT_ROW_CLAIM_SHARE
+#define CREDIT_ROW_CLAIM_SHARE 100
+#endif
+#ifndef CREDIT_ROW_CLAIM_EARLY
+#define CREDIT_ROW_CLAIM_EARLY 0
+#endif
 )cuda";
   // 768 threads' worth of CTAs per SM: 85 registers per thread at most, which
   // every variant fits without spilling (256 threads: 3 CTAs).
@@ -1078,6 +1088,7 @@ void KernelEmitter::emitMetadata() {
   if (wideCtaThreads() > 0)
     os << "#ifndef CREDIT_MIN_CTAS_PER_SM_WIDE_CTA\n#define CREDIT_MIN_CTAS_PER_SM_WIDE_CTA 1\n#endif\n";
   os << R"cuda(static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC1 >= 1 && CREDIT_UNROLL_PERSISTENT >= 1, "unroll depth");
+static_assert(CREDIT_ROW_CLAIM_SHARE >= 0 && CREDIT_ROW_CLAIM_SHARE <= 100, "a percentage");
 
 // This file's namespaces have hidden visibility: a shared library built from it
 // exports its extern "C" API only. A process may load several files generated for the same
@@ -1668,20 +1679,22 @@ void KernelEmitter::emitStage(StageInfo &st) {
   os << I << "  uint64_t* const stage_bar = bars + " << st.index << " + (kPersistent ? static_cast<int>(k & 1) * L : 0);\n";
   if (st.index == 0)
     os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
-       << " * 4 + (claims ? 4 : 0));  // P * q_" << l << " * 4 bytes will land here, and rank 0's row claim\n";
+       << " * 4 + (claim_sent_at(k) ? 4 : 0));  // P * q_" << l << " * 4 bytes will land here, and rank 0's row claim\n";
   else
     os << I << "  if (tid == 0) credit_mbar_arrive_expect_tx(credit_smem_addr(stage_bar), P * " << q
        << " * 4);  // P * q_" << l << " * 4 bytes will land here\n";
   os << I << "  credit_push_async<" << q
      << ">(cta_partial, stage_slots, stage_bar, P);  // threads < P: st.async to peer t, complete_tx on its bar\n";
   if (st.index == 0)
-    os << I << "  if (claims && rank == 0 && tid == 0)  // row k + claim_ahead, to every CTA (on the same mbarrier)\n"
-       << I << "    credit_send_row_claim(claim_slots + (k & 1), stage_bar, row_claim, P);\n";
+    os << I << "  if (rank == 0 && tid == 0 && claim_sent_at(k)) {  // row k + claim_ahead, to every CTA (on the same mbarrier)\n"
+       << I << "    credit_send_row_claim(claim_slots + (k & 1), stage_bar, row_claim, P);\n"
+       << I << "    if (CREDIT_ROW_CLAIM_EARLY && claim_sent_at(k + 1)) row_claim = atomicAdd(row_claims, 1u);  // the next row's\n"
+       << I << "  }\n";
   os << I << "  if (P == 1) __syncthreads();  // P = 1: thread 0 stored the slots locally (see credit_push_async)\n";
   os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), kPersistent ? static_cast<uint32_t>((k >> 1) & 1) : 0u);"
      << "  // the phase completes once all P * q_" << l << " * 4 bytes have landed\n";
   if (st.index == 0)
-    os << I << "  if (claims && tid == 0)  // used from row k + claim_ahead on (its slot is free again at row k + 2)\n"
+    os << I << "  if (tid == 0 && claim_sent_at(k))  // used from row k + claim_ahead on (its slot is free again at row k + 2)\n"
        << I << "    claim_queue[(k + claim_ahead) & (credit::kRowClaimQueue - 1)] = claim_slots[k & 1];\n";
   for (auto [j, red] : llvm::enumerate(st.reds))
     os << I << "  " << st.result[j] << " = credit_combine_slots<" << kindMacro(red.getKind())
@@ -1846,17 +1859,26 @@ void KernelEmitter::emitBody() {
   const bool claims = kPersistent && row_claims != nullptr;
   constexpr int kClaimCopies = static_cast<int>(credit::numKeptArrays(geometry)) * PIECES;  // C, copies a row
   const int claim_ahead = kPersistent && kClaimCopies > 0 ? (ring + kClaimCopies - 1) / kClaimCopies : 0;
+  // The cluster's first claimed row: the last CREDIT_ROW_CLAIM_SHARE percent of the rows every
+  // cluster has (M / clusters), and never one of the first claim_ahead (issued before any claim).
+  const long long claim_rows_min = kPersistent ? M / clusters : 0;
+  const long long claim_from_share = claim_rows_min - (claim_rows_min * CREDIT_ROW_CLAIM_SHARE + 99) / 100;
+  const long long claim_from = claim_from_share > claim_ahead ? claim_from_share : claim_ahead;
+  auto claim_sent_at = [&](long long kk) {  // whether row kk's stage 1 sends a claimed row (kk + claim_ahead)
+    return claims && kk + claim_ahead >= claim_from;
+  };
   unsigned* const claim_slots = reinterpret_cast<unsigned*>(smem + layout.claimsOffset);  // [2]: by row parity
   unsigned* const claim_queue = claim_slots + 2;  // [kRowClaimQueue]: claimed row kk at kk % kRowClaimQueue
   static_assert((credit::kRowClaimQueue & (credit::kRowClaimQueue - 1)) == 0, "the queue's index is a mask");
   auto row_at = [&](long long kk) -> long long {  // the cluster's kk-th row; M: none
-    const long long r = claims && kk >= claim_ahead
-        ? static_cast<long long>(claim_ahead) * clusters + claim_queue[kk & (credit::kRowClaimQueue - 1)]
+    const long long r = claims && kk >= claim_from
+        ? claim_from * clusters + claim_queue[kk & (credit::kRowClaimQueue - 1)]
         : row_first + kk * clusters;
     return r < M ? r : M;
   };
   (void)claim_slots;
   (void)row_at;
+  (void)claim_sent_at;
 )cuda";
   // Kept arrays: whether this instantiation retains each (the partial form
   // re-reads one of them from global memory), and where (the pointers: per
@@ -1995,6 +2017,10 @@ void KernelEmitter::emitBody() {
   }
 
   // The row loop: its body is printed into the text, then indented.
+  os << "\n  // Rank 0's claim of the row it sends next (CREDIT_ROW_CLAIM_EARLY: claimed a row before).\n";
+  os << "  unsigned row_claim = 0;\n";
+  os << "  if (CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at(0)) row_claim = atomicAdd(row_claims, 1u);\n";
+  os << "  (void)row_claim;\n";
   os << "\n  // ---- rows: one per CTA (cluster); the persistent form: row_at(k) until M ----\n";
   os << "  for (long long k = 0; kPersistent ? row_at(k) < M : k < rows; ++k) {\n";
   os.flush();
@@ -2002,9 +2028,7 @@ void KernelEmitter::emitBody() {
   os << "  const long long row = kPersistent ? row_at(k) : row_first + k * clusters;\n";
   os << "  // Row claims: rank 0 claims the cluster's row k + claim_ahead now, so that the atomic's\n"
         "  // latency overlaps stage 1's pass; its index goes out with stage 1's partials.\n";
-  os << "  unsigned row_claim = 0;\n";
-  os << "  if (claims && rank == 0 && tid == 0) row_claim = atomicAdd(row_claims, 1u);\n";
-  os << "  (void)row_claim;\n";
+  os << "  if (!CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at(k)) row_claim = atomicAdd(row_claims, 1u);\n";
   if (!traffic.kept.empty()) {
     os << "  // Persistent form: the copy of this row's first kept input's first piece (ring_load above).\n";
     os << "  const long long ring_copy = k * ring_copies;\n";

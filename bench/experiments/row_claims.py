@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Experiment: the persistent form's row claims against its static rows, and the claims' two knobs.
+
+The launch API hands the persistent kernels a row-claim counter (host::RowClaimLease, Layout.h):
+each cluster's first rows are the static ones, row_first + k * clusters, and the last
+CREDIT_ROW_CLAIM_SHARE percent of its rows are claimed at run time; CREDIT_ROW_CLAIM_EARLY = 1
+makes rank 0 claim each index a whole row before it sends it. This script writes copies of the
+generated files (never the compiler's output itself):
+  --static:            the launcher passes no counter: every persistent launch takes the static
+                       rows, as before the claims;
+  --share S --early E: the kernels compiled with those knob values (#define before the file).
+run_bench.py --extra-gen tag=DIR,... times them in the same process as the unchanged files.
+
+Prediction, static against claims (docs/results/persistent-profile/: the median CTA idles 7.6 / 20 /
+23 us at the end of layernorm's 140 / 281 / 558 us kernels at M = 2048 while the slowest clusters
+finish): claims 0.95-0.97 of the static time at layernorm 32768 and 65536, 0.97-0.99 at 131072,
+within 1% at 262144 and for the M = 4096 workloads (their idle ends are 0.1-0.8% of the span).
+
+    python3 bench/experiments/row_claims.py --gen .gpu/gen --out-gen .gpu/static --static
+    python3 bench/experiments/row_claims.py --gen .gpu/gen --out-gen .gpu/t50 --share 50
+"""
+import argparse
+
+from gen_patch import sub_checked, write_patched_copies
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gen", required=True, help="the generated files (scripts/gpu-prepare.sh)")
+    ap.add_argument("--out-gen", required=True, help="where the patched copies go")
+    ap.add_argument("--static", action="store_true", help="no counter: the static rows")
+    ap.add_argument("--share", type=int, help="CREDIT_ROW_CLAIM_SHARE (percent)")
+    ap.add_argument("--early", type=int, choices=(0, 1), help="CREDIT_ROW_CLAIM_EARLY")
+    args = ap.parse_args()
+
+    def patch(src, name):
+        if "launch_persistent(kernel, persistentMode != 3," not in src:
+            return src  # no persistent form in this file
+        if args.static:
+            src = sub_checked(src, r"launch_persistent\(kernel, persistentMode != 3,",
+                              "launch_persistent(kernel, false,  /* EXPERIMENT: static rows */", f"{name}.cu")
+        head = ""
+        if args.share is not None:
+            head += f"#define CREDIT_ROW_CLAIM_SHARE {args.share}  // EXPERIMENT (row_claims.py)\n"
+        if args.early is not None:
+            head += f"#define CREDIT_ROW_CLAIM_EARLY {args.early}  // EXPERIMENT (row_claims.py)\n"
+        return head + src
+
+    write_patched_copies(args.gen, args.out_gen, patch)
+
+
+if __name__ == "__main__":
+    main()
