@@ -34,10 +34,10 @@ def main():
     args = ap.parse_args()
 
     def patch(src, name):
-        if "launch_persistent(kernel, persistentMode != 3," not in src:
+        if "launch_persistent(kernel, rowClaims," not in src:
             return src  # no persistent form in this file
         if args.static:
-            src = sub_checked(src, r"launch_persistent\(kernel, persistentMode != 3,",
+            src = sub_checked(src, r"launch_persistent\(kernel, rowClaims,",
                               "launch_persistent(kernel, false,  /* EXPERIMENT: static rows */", f"{name}.cu")
         head = ""
         if args.share is not None:

@@ -502,3 +502,12 @@ TEST_CASE("The persistent ring protocol: every copy lands in a free unit before 
       CHECK((ring.units == 0 || ring.units >= persistentMinUnits(two, ring.pieces)));
     }
 }
+
+TEST_CASE("useRowClaims: clusters of up to 8, of 2 where kept inputs are read late", "[layout][persistent]") {
+  for (int P : {2, 4, 8})
+    CHECK(useRowClaims(P, false));
+  CHECK_FALSE(useRowClaims(16, false));
+  CHECK(useRowClaims(2, true));
+  for (int P : {4, 8, 16})
+    CHECK_FALSE(useRowClaims(P, true));
+}

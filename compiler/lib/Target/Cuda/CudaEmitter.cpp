@@ -136,7 +136,8 @@ const char *const kInternalNames[] = {
     "release_in_h", "halves", "credit_bulk_prefetch_l2",
     // the persistent form's row claims
     "claims", "kClaimCopies", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
-    "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim"};
+    "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim",
+    "claim_rows_min", "claim_from_share", "claim_from", "claim_sent_at"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -2641,13 +2642,15 @@ inline bool same(const char* a, const char* b) {
             "  // bulk copies, broadcast inputs only h reads loaded once per CTA (credit::usePersistent).\n";
       os << "  // persistentMode: 0 never, 1 where credit::usePersistent holds (the launch API), 2 wherever\n"
             "  // it can run (the generic variant \"cluster_persistent\"); both with rows claimed at run time\n"
-            "  // (host::RowClaimLease). 3: as 2 with the static rows (\"cluster_persistent_static\").\n";
+            "  // where credit::useRowClaims holds (host::RowClaimLease). 3: as 2 with the static rows\n"
+            "  // (\"cluster_persistent_static\").\n";
       os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
       os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode >= 2);\n";
       os << "    if (ring.units > 0) {\n";
       os << "      auto kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_v4" << t << " : " << ns
          << "_cluster_persistent_v4" << t << ";\n";
-      os << "      return launch_persistent(kernel, persistentMode != 3, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), proto, ptrs, elemBytes, "
+      os << "      const bool rowClaims = persistentMode != 3 && credit::useRowClaims(P, kKeptInputReadLate);\n";
+      os << "      return launch_persistent(kernel, rowClaims, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P, ring.units);\n";
       os << "    }\n";
       os << "  }\n";

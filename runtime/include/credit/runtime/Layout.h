@@ -592,6 +592,19 @@ CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, in
          (hoistedArrays > 0 || (smemPerSm > 0 && ctasPerSmBySmem(smemBytes(g, N, P, Protocol::Mbarrier), smemPerSm) <= 1));
 }
 
+// Whether the launcher hands a persistent launch of P-CTA clusters the row-claim
+// counter (rows claimed at run time) or lets it take the static rows. Measured on
+// the H200 against the static rows, in the same process, twice
+// (docs/results/row-claims/): at P <= 8 the claims took 0.93-0.99 of the time
+// (layernorm at M = 2048: 87-89% -> 92-95% of copy bandwidth), except for kernels
+// whose kept inputs are read late (softmax_logits_bwd: whole slices of two inputs,
+// dy first read by stage 3), which gained at P = 2 (0.96) and lost at P = 4 and 8
+// (1.02-1.03); at P = 16 they lost 5-14% for layernorm and softmax_logits_bwd
+// (0.98-0.995 for the other three): why was not measured.
+CREDIT_HD constexpr bool useRowClaims(int P, bool keptInputReadLate) {
+  return P <= (keptInputReadLate ? 2 : 8);
+}
+
 // Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
 constexpr long long kMaxRowElems = 2147483647LL;
 
