@@ -6,7 +6,7 @@ import re
 import shutil
 
 # The head of the one device template every kernel of a generated file instantiates.
-BODY_HEAD = "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n__device__ __forceinline__ void credit_"
+BODY_HEAD = "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1, bool CLAIMS = false>\n__device__ __forceinline__ void credit_"
 
 
 def sub_checked(src, pattern, repl, what, count=1):

@@ -98,7 +98,8 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
   // The persistent form: every kernel here keeps an input and has the 512-thread twin
   // (credit::usePersistent).
   if (want(Variant::Cluster))
-    out.insert({p + "cluster_persistent_v4_cta512", p + "cluster_persistent_halves_v4_cta512"});
+    out.insert({p + "cluster_persistent_v4_cta512", p + "cluster_persistent_halves_v4_cta512",
+                p + "cluster_persistent_claims_v4_cta512", p + "cluster_persistent_halves_claims_v4_cta512"});
   if (want(Variant::Staged))
     out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1",
                 p + "staged_regs_wide_v4", p + "staged_regs_wide_v1", p + "staged_v4_cta512",

@@ -137,7 +137,8 @@ const char *const kInternalNames[] = {
     // the persistent form's row claims
     "claims", "kClaimCopies", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
     "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim",
-    "claim_rows_min", "claim_from_share", "claim_from", "claim_sent_at"};
+    "claim_rows_min", "claim_from_share", "claim_from", "claim_sent_at", "kClaims", "CLAIMS", "row_exists",
+    "row_index"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -1733,7 +1734,7 @@ void KernelEmitter::emitBody() {
   os << "// Thread t of CTA `rank` handles elements begin + VEC*(t + 256k) of its slice in every\n"
         "// pass and every MODE; MODE only changes where elements come from (HBM / retained\n"
         "// SMEM slice) and how CTA partials are combined (DSMEM exchange / none).\n";
-  os << "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1>\n";
+  os << "template <int VEC, int MODE, int RPT, int THREADS, int PIECES = 1, bool CLAIMS = false>\n";
   os << "__device__ __forceinline__ void " << ns << "_body(\n" << bodyParams();
   os << "    long long M, int N, int P, int ring, unsigned* row_claims = nullptr) {\n";
   os << R"cuda(  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1 (4-byte accesses)");
@@ -1857,7 +1858,10 @@ void KernelEmitter::emitBody() {
   // claim_ahead rows (the ring's depth) are those: rank 0 claims each later row that many
   // rows ahead (atomicAdd on row_claims[0]) and sends it with stage 1's partials, and
   // thread 0 queues it for the ring's copies and every thread's row (credit::kRowClaimQueue).
-  const bool claims = kPersistent && row_claims != nullptr;
+  // CLAIMS: a kernel of its own (the launcher's choice, credit::useRowClaims), so that the
+  // static rows' kernels carry none of this (a runtime test cost them 1-5% at P = 16).
+  constexpr bool kClaims = CLAIMS && kPersistent;
+  const bool claims = kClaims && row_claims != nullptr;
   constexpr int kClaimCopies = static_cast<int>(credit::numKeptArrays(geometry)) * PIECES;  // C, copies a row
   const int claim_ahead = kPersistent && kClaimCopies > 0 ? (ring + kClaimCopies - 1) / kClaimCopies : 0;
   // The cluster's first claimed row: the last CREDIT_ROW_CLAIM_SHARE percent of the rows every
@@ -1877,9 +1881,13 @@ void KernelEmitter::emitBody() {
         : row_first + kk * clusters;
     return r < M ? r : M;
   };
+  auto row_exists = [&](long long kk) { return kClaims ? row_at(kk) < M : kk < rows; };  // the cluster has a kk-th row
+  auto row_index = [&](long long kk) { return kClaims ? row_at(kk) : row_first + kk * clusters; };  // which (if it has)
   (void)claim_slots;
   (void)row_at;
   (void)claim_sent_at;
+  (void)row_exists;
+  (void)row_index;
 )cuda";
   // Kept arrays: whether this instantiation retains each (the partial form
   // re-reads one of them from global memory), and where (the pointers: per
@@ -1968,7 +1976,7 @@ void KernelEmitter::emitBody() {
     os << "  const int ring_copies = kRingArrays * ring_pieces;  // C, copies a row\n";
     os << "  auto ring_unit = [&](long long j) { return credit::ringUnit(j, ring); };\n";
     os << "  auto ring_load = [&](long long j) {\n";
-    os << "    const long long r = row_at(credit::ringRow(j, ring_copies));\n";
+    os << "    const long long r = row_index(credit::ringRow(j, ring_copies));\n";
     os << "    const uint32_t bar = credit_smem_addr(load_bars + ring_unit(j));\n";
     os << "    const uint32_t dst = credit_smem_addr(smem + layout.keepOffset + ring_unit(j) * layout.keepBytes);\n";
     os << "    const unsigned pfirst = credit::ringPiece(j, ring_pieces) * piece_elems;\n";
@@ -1990,7 +1998,7 @@ void KernelEmitter::emitBody() {
     os << "  auto ring_refill = [&](long long j0, int freed) {\n";
     os << "    for (int q = 0; q < ring_copies; ++q) {\n";
     os << "      const long long j = j0 + ring + q;\n";
-    os << "      if (row_at(credit::ringRow(j, ring_copies)) >= M) break;\n";
+    os << "      if (!row_exists(credit::ringRow(j, ring_copies))) break;\n";
     os << "      if (freed < 0 || credit::ringPiece(q, ring_pieces) == freed) ring_load(j);\n";
     os << "    }\n";
     os << "  };\n";
@@ -2003,7 +2011,7 @@ void KernelEmitter::emitBody() {
     os << "  (void)row_unit;\n  (void)row_parity;\n";
     os << "  if constexpr (kPersistent) {\n";
     os << "    if (tid == 0) {\n";
-    os << "      for (long long j = 0; j < ring && row_at(credit::ringRow(j, ring_copies)) < M; ++j) ring_load(j);  // the first rows\n";
+    os << "      for (long long j = 0; j < ring && row_exists(credit::ringRow(j, ring_copies)); ++j) ring_load(j);  // the first rows\n";
     os << "    }\n";
     if (numHoisted() > 0) {
       os << "    // The broadcast vectors only h reads: this CTA's slice, once, for every row.\n";
@@ -2022,11 +2030,11 @@ void KernelEmitter::emitBody() {
   os << "  unsigned row_claim = 0;\n";
   os << "  if (CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at(0)) row_claim = atomicAdd(row_claims, 1u);\n";
   os << "  (void)row_claim;\n";
-  os << "\n  // ---- rows: one per CTA (cluster); the persistent form: row_at(k) until M ----\n";
-  os << "  for (long long k = 0; kPersistent ? row_at(k) < M : k < rows; ++k) {\n";
+  os << "\n  // ---- rows: one per CTA (cluster); the persistent form: while the cluster has a k-th row ----\n";
+  os << "  for (long long k = 0; row_exists(k); ++k) {\n";
   os.flush();
   const size_t loopBodyStart = text ? text->size() : 0;
-  os << "  const long long row = kPersistent ? row_at(k) : row_first + k * clusters;\n";
+  os << "  const long long row = row_index(k);\n";
   os << "  // Row claims: rank 0 claims the cluster's row k + claim_ahead now, so that the atomic's\n"
         "  // latency overlaps stage 1's pass; its index goes out with stage 1's partials.\n";
   os << "  if (!CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at(k)) row_claim = atomicAdd(row_claims, 1u);\n";
@@ -2169,7 +2177,7 @@ void KernelEmitter::emitBody() {
   if (!traffic.kept.empty()) {
     os << "  if constexpr (kPersistent) {\n";
     os << "    __syncthreads();  // every thread has read this row's units (h is the last pass)\n";
-    os << "    if (tid == 0 && row_at(credit::ringRow(ring_copy + ring, ring_copies)) < M) {  // copies `ring` ahead into the freed units\n";
+    os << "    if (tid == 0 && row_exists(credit::ringRow(ring_copy + ring, ring_copies))) {  // copies `ring` ahead into the freed units\n";
     os << "      credit_fence_proxy_async_smem();  // the reads above (generic proxy) before the copies' writes (async proxy)\n";
     os << "      ring_refill(ring_copy, release_in_h ? 1 : -1);  // the first pieces' went in h\n";
     os << "    }\n";
@@ -2257,21 +2265,25 @@ void KernelEmitter::emitKernels() {
       os << "// The persistent form (credit::usePersistent): a grid of the resident clusters of P CTAs, each\n"
             "// walking rows; the kept slices through a ring of `ring` SMEM units filled by bulk copies,\n"
             "// broadcast inputs only h reads in registers (loaded once). kWideCtaThreads threads, float4,\n"
-            "// mbarrier protocol. row_claims: a zeroed counter of two words that the kernel leaves zero\n"
-            "// (rows claimed at run time, Layout.h), or nullptr (the static rows); one launch at a time.\n";
+            "// mbarrier protocol. row_claims (the _claims kernels; ignored by the others): a zeroed counter\n"
+            "// of two words that the kernel leaves zero (rows claimed at run time, Layout.h), or nullptr\n"
+            "// (the static rows); one launch at a time.\n";
       // One kernel per ring shape: whole slices, or two pieces a slice (the body's PIECES).
-      auto persistentKernel = [&](StringRef suffix, StringRef piecesArg) {
+      auto persistentKernel = [&](StringRef suffix, StringRef piecesArg, StringRef claimsArg) {
         os << "extern \"C\" __global__ void __launch_bounds__(" << wideCtaThreads()
            << ", CREDIT_MIN_CTAS_PER_SM_WIDE_CTA) " << ns << "_" << suffix
            << formatv("_cta{0}", wideCtaThreads()).str() << "(\n    " << kernelParams()
            << "long long M, int N, int P, int ring, unsigned* row_claims) {\n";
         os << "  " << ns << "::" << ns << "_body<4, " << ns << "::CLUSTER_PERSISTENT, credit::kRegsWideElemsPerThread, "
-           << ns << "::kWideCtaThreads" << piecesArg << ">(" << argNames() << ", M, N, P, ring, row_claims);\n";
+           << ns << "::kWideCtaThreads" << piecesArg << claimsArg << ">(" << argNames() << ", M, N, P, ring, row_claims);\n";
         os << "}\n";
       };
-      persistentKernel("cluster_persistent_v4", "");
+      persistentKernel("cluster_persistent_v4", "", "");
       os << "// Same, each kept slice copied in two pieces (credit::persistentRing).\n";
-      persistentKernel("cluster_persistent_halves_v4", ", 2");
+      persistentKernel("cluster_persistent_halves_v4", ", 2", "");
+      os << "// The two with rows claimed at run time (row_claims; nullptr: the static rows).\n";
+      persistentKernel("cluster_persistent_claims_v4", ", 1", ", true");
+      persistentKernel("cluster_persistent_halves_claims_v4", ", 2", ", true");
     }
     if (partialDropped) {
       dataKernel("cluster_partial_sync_v4", "CLUSTER_PARTIAL_SYNC", 4, true,
@@ -2647,9 +2659,11 @@ inline bool same(const char* a, const char* b) {
       os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
       os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode >= 2);\n";
       os << "    if (ring.units > 0) {\n";
-      os << "      auto kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_v4" << t << " : " << ns
-         << "_cluster_persistent_v4" << t << ";\n";
       os << "      const bool rowClaims = persistentMode != 3 && credit::useRowClaims(P, kKeptInputReadLate);\n";
+      os << "      auto kernel = ring.pieces == 2 ? (rowClaims ? " << ns << "_cluster_persistent_halves_claims_v4" << t
+         << " : " << ns << "_cluster_persistent_halves_v4" << t << ")\n"
+         << "                                     : (rowClaims ? " << ns << "_cluster_persistent_claims_v4" << t
+         << " : " << ns << "_cluster_persistent_v4" << t << ");\n";
       os << "      return launch_persistent(kernel, rowClaims, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P, ring.units);\n";
       os << "    }\n";
