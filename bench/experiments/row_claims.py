@@ -6,8 +6,9 @@ each cluster's first rows are the static ones, row_first + k * clusters, and the
 CREDIT_ROW_CLAIM_SHARE percent of its rows are claimed at run time; CREDIT_ROW_CLAIM_EARLY = 1
 makes rank 0 claim each index a whole row before it sends it. This script writes copies of the
 generated files (never the compiler's output itself):
-  --static:            the launcher passes no counter: every persistent launch takes the static
-                       rows, as before the claims;
+  --static:            the launcher runs the static rows' kernels and passes no counter, as before
+                       the claims (the 13:21 and 13:45 runs patched only the counter away, so
+                       their static rows ran in the claims' code; docs/results/row-claims/);
   --share S --early E: the kernels compiled with those knob values (#define before the file).
 run_bench.py --extra-gen tag=DIR,... times them in the same process as the unchanged files.
 
@@ -36,9 +37,9 @@ def main():
     def patch(src, name):
         if "launch_persistent(kernel, rowClaims," not in src:
             return src  # no persistent form in this file
-        if args.static:
-            src = sub_checked(src, r"launch_persistent\(kernel, rowClaims,",
-                              "launch_persistent(kernel, false,  /* EXPERIMENT: static rows */", f"{name}.cu")
+        if args.static:  # the static rows' kernels, no counter
+            src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
+                              "const bool rowClaims = false;  /* EXPERIMENT: static rows */", f"{name}.cu")
         head = ""
         if args.share is not None:
             head += f"#define CREDIT_ROW_CLAIM_SHARE {args.share}  // EXPERIMENT (row_claims.py)\n"
