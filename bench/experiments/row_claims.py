@@ -35,7 +35,7 @@ def main():
     args = ap.parse_args()
 
     def patch(src, name):
-        if "launch_persistent(kernel, rowClaims," not in src:
+        if "launch_persistent(kernel, claims_kernel, rowClaims," not in src:
             return src  # no persistent form in this file
         if args.static:  # the static rows' kernels, no counter
             src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",

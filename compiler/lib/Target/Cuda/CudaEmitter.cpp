@@ -138,7 +138,7 @@ const char *const kInternalNames[] = {
     "claims", "kClaimCopies", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
     "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim",
     "claim_rows_min", "claim_from_share", "claim_from", "claim_sent_at", "kClaims", "CLAIMS", "row_exists",
-    "row_index"};
+    "row_index", "claims_kernel", "staticKernel", "claimsKernel"};
 
 struct InputInfo {
   cr::InputOp op;
@@ -2581,15 +2581,18 @@ class RowClaimLease {
   cudaEvent_t event_ = nullptr;
 };
 
-// The persistent form: launch_impl with a grid of the resident clusters, and the
-// row-claim counter as the kernel's last argument (nullptr: the static rows).
+// The persistent form: launch_impl with a grid of the resident clusters. With a row-claim
+// counter (rowClaims, and the lease got one) the claims' kernel with the counter as its last
+// argument, else the static rows' kernel (nullptr there).
 template <typename... Params, typename... Args>
-inline int launch_persistent(void (*kernel)(Params...), bool rowClaims, int P, long long M, long long N,
-                             long long smemBytes, credit::Protocol proto, const void* const* ptrs,
-                             const int* elemBytes, int numPtrs, cudaStream_t stream, Args... args) {
+inline int launch_persistent(void (*staticKernel)(Params...), void (*claimsKernel)(Params...), bool rowClaims, int P,
+                             long long M, long long N, long long smemBytes, credit::Protocol proto,
+                             const void* const* ptrs, const int* elemBytes, int numPtrs, cudaStream_t stream,
+                             Args... args) {
   RowClaimLease lease(rowClaims, M, stream);
-  const int status = launch_impl(kernel, geometry_wide_cta, true, false, true, P, M, N, smemBytes, true, proto, ptrs,
-                                 elemBytes, numPtrs, stream, args..., lease.counter());
+  const int status = launch_impl(lease.counter() != nullptr ? claimsKernel : staticKernel, geometry_wide_cta, true,
+                                 false, true, P, M, N, smemBytes, true, proto, ptrs, elemBytes, numPtrs, stream,
+                                 args..., lease.counter());
   if (status == kStatusOk) lease.launched();
   return status;
 }
@@ -2660,11 +2663,11 @@ inline bool same(const char* a, const char* b) {
       os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode >= 2);\n";
       os << "    if (ring.units > 0) {\n";
       os << "      const bool rowClaims = persistentMode != 3 && credit::useRowClaims(P, kKeptInputReadLate);\n";
-      os << "      auto kernel = ring.pieces == 2 ? (rowClaims ? " << ns << "_cluster_persistent_halves_claims_v4" << t
-         << " : " << ns << "_cluster_persistent_halves_v4" << t << ")\n"
-         << "                                     : (rowClaims ? " << ns << "_cluster_persistent_claims_v4" << t
-         << " : " << ns << "_cluster_persistent_v4" << t << ");\n";
-      os << "      return launch_persistent(kernel, rowClaims, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), proto, ptrs, elemBytes, "
+      os << "      auto kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_v4" << t << " : " << ns
+         << "_cluster_persistent_v4" << t << ";\n";
+      os << "      auto claims_kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_claims_v4" << t << " : "
+         << ns << "_cluster_persistent_claims_v4" << t << ";\n";
+      os << "      return launch_persistent(kernel, claims_kernel, rowClaims, P, M, N, smem_bytes_persistent(N, P, ring.units, ring.pieces), proto, ptrs, elemBytes, "
          << numPtrs << ", stream, " << castArgs << ", P, ring.units);\n";
       os << "    }\n";
       os << "  }\n";
