@@ -441,11 +441,10 @@ CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, l
 // array in flight during this row), half slices 7 units of 32 KiB (three of
 // the next row's four pieces in flight), and the first pass starts on a row's
 // first piece while its second lands.
-// Row claims (the launcher's counter; docs/codegen.md): each cluster's first
-// ceil(units / C) rows are the static ones above; rank 0 claims every later row
-// with an atomicAdd that many rows ahead and sends its index with stage 1's
-// partials, so that clusters running faster take more rows and all end within
-// about a row of each other.
+// Row claims (the launcher's counter, credit::useRowClaims; docs/codegen.md): each
+// cluster's first ceil(units / C) rows (at least) are the static ones above; rank 0
+// claims every later row with an atomicAdd that many rows ahead and sends its
+// index with stage 1's partials, so that clusters running faster take more rows.
 // Layout: the mbarrier scratch with two slot sets and 2L exchange mbarriers,
 // the row claims' words (two incoming slots by row parity, then a queue of
 // kRowClaimQueue claimed rows), one load mbarrier per unit, then the units;
