@@ -2535,13 +2535,14 @@ constexpr int kRowClaimMaxDevices = 64;
 class RowClaimLease {
  public:
   RowClaimLease(bool wanted, long long M, cudaStream_t stream) : stream_(stream) {
+    if (!wanted || M > 0x7fffffffLL) return;
     int dev = 0;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (!wanted || M > 0x7fffffffLL || cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kRowClaimMaxDevices ||
-        cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
-      (void)cudaGetLastError();
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+      (void)cudaGetLastError();  // ours: the launch below reports what is wrong with the device or stream
       return;
     }
+    if (dev < 0 || dev >= kRowClaimMaxDevices || capture != cudaStreamCaptureStatusNone) return;
     static std::mutex mutex;
     static cudaEvent_t last[kRowClaimMaxDevices] = {};
     lock_ = std::unique_lock<std::mutex>(mutex);
