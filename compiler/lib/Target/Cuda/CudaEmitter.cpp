@@ -135,7 +135,7 @@ const char *const kInternalNames[] = {
     "clusters", "stage_base", "resident", "ring_unit", "ring_refill", "ring_copy", "kRingArrays", "j0", "freed",
     "release_in_h", "halves", "credit_bulk_prefetch_l2",
     // the persistent form's row claims
-    "claims", "kClaimCopies", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
+    "claims", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
     "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim",
     "claim_rows_min", "claim_from_share", "claim_from", "claim_sent_at", "kClaims", "CLAIMS", "row_exists",
     "row_index", "claims_kernel", "staticKernel", "claimsKernel"};
@@ -1862,8 +1862,8 @@ void KernelEmitter::emitBody() {
   // static rows' kernels carry none of this (a runtime test cost them 1-5% at P = 16).
   constexpr bool kClaims = CLAIMS && kPersistent;
   const bool claims = kClaims && row_claims != nullptr;
-  constexpr int kClaimCopies = static_cast<int>(credit::numKeptArrays(geometry)) * PIECES;  // C, copies a row
-  const int claim_ahead = kPersistent && kClaimCopies > 0 ? (ring + kClaimCopies - 1) / kClaimCopies : 0;
+  constexpr int ring_copies = static_cast<int>(credit::numKeptArrays(geometry)) * ring_pieces;  // C, copies a row
+  const int claim_ahead = kPersistent && ring_copies > 0 ? (ring + ring_copies - 1) / ring_copies : 0;
   // The cluster's first claimed row: the last CREDIT_ROW_CLAIM_SHARE percent of the rows every
   // cluster has (M / clusters), and never one of the first claim_ahead (issued before any claim).
   const long long claim_rows_min = kPersistent ? M / clusters : 0;
@@ -1973,7 +1973,6 @@ void KernelEmitter::emitBody() {
           "  // completes phase (j / ring) % 2 of that unit's mbarrier. Thread 0 issues copy j + ring\n"
           "  // once the row of copy j has finished with its unit.\n";
     os << "  constexpr int kRingArrays = static_cast<int>(credit::numKeptArrays(geometry));  // A\n";
-    os << "  const int ring_copies = kRingArrays * ring_pieces;  // C, copies a row\n";
     os << "  auto ring_unit = [&](long long j) { return credit::ringUnit(j, ring); };\n";
     os << "  auto ring_load = [&](long long j) {\n";
     os << "    const long long r = row_index(credit::ringRow(j, ring_copies));\n";
@@ -2552,9 +2551,16 @@ class RowClaimLease {
       lock_.unlock();
       return;
     }
+    // The counter's address is looked up on every launch, not kept: after cudaDeviceReset the
+    // module, and the variable with it, is loaded again, possibly elsewhere. The event is kept
+    // whatever its wait returns: one made afresh would not order this launch after the last.
     void* counter = nullptr;
-    if (cudaGetSymbolAddress(&counter, row_claims_counter) != cudaSuccess ||
-        cudaStreamWaitEvent(stream, last[dev], 0) != cudaSuccess) {
+    if (cudaGetSymbolAddress(&counter, row_claims_counter) != cudaSuccess) {
+      (void)cudaGetLastError();
+      lock_.unlock();
+      return;
+    }
+    if (cudaStreamWaitEvent(stream, last[dev], 0) != cudaSuccess) {
       (void)cudaGetLastError();
       lock_.unlock();
       return;
