@@ -66,11 +66,14 @@ def instrument(src, name):
                    "  const long long prof_t0 = clock64();", src)
     # the row loop (also as bench/experiments/dynamic_rows.py writes it: rows there is an upper
     # bound, the loop's last pass only finds that no row is left, and prof_glast means nothing)
-    src = sub_once(r"^(  for \(long long k = 0; k < rows; \+\+k\) \{|  for \(;; \+\+k\) \{)$",
+    # (with row claims the loop runs while row_exists(k): the last row is known only when it
+    # starts, so prof_glast is taken at every row's start and the last one stays)
+    src = sub_once(r"^(  for \(long long k = 0; k < rows; \+\+k\) \{|  for \(;; \+\+k\) \{|"
+                   r"  for \(long long k = 0; row_exists\(k\); \+\+k\) \{)$",
                    r"\1" "\n"
                    "    ++prof_rows;\n"
                    f"    if (kPersistent && tid == 0 && k == 1) {gt}(prof_gfirst));\n"
-                   f"    if (kPersistent && tid == 0 && k == rows - 1) {gt}(prof_glast));", src)
+                   f"    if (kPersistent && tid == 0) {gt}(prof_glast));", src)
     src = sub_once(r"(credit_mbar_wait\(credit_smem_addr\(load_bars \+ row_unit\([^;]*\);)",
                    r"{ const long long pt_ = clock64(); \1 prof_load += clock64() - pt_; }", src, None)
     src = sub_once(r"(credit_mbar_wait\(credit_smem_addr\(stage_bar\), [^;]*\);)",
@@ -98,6 +101,14 @@ def instrument(src, name):
             f"  return static_cast<int>(cudaMemcpyToSymbol({ns}::credit_prof, zeros, sizeof(zeros)));\n"
             "}\n")
     return src
+
+
+def force_claims(src, name):
+    """The launcher claims rows at every P (credit::useRowClaims forced true); the generic variant
+    "cluster_persistent_static" still runs the static rows' kernel."""
+    return sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
+                       "const bool rowClaims = persistentMode != 3;  /* EXPERIMENT: claims at every P */",
+                       f"{name}.cu (claims at every P)")
 
 
 def cta_records(raw):
@@ -130,6 +141,8 @@ def summarize(ctas, P, event_ms):
         "life_us_median": med(life_us),
         "first_row_us_median": med(first_us) if first_us else None,
         "steady_row_us_median": med(steady_us) if steady_us else None,
+        "steady_row_us_min": min(steady_us) if steady_us else None,
+        "steady_row_us_max": max(steady_us) if steady_us else None,
         "last_row_us_median": med(last_us) if last_us else None,
         "load_wait_us_per_row_median": med(load_us_row), "load_wait_us_per_row_max": max(load_us_row),
         "xchg_wait_us_per_row_median": med(xchg_us_row), "xchg_wait_us_per_row_max": max(xchg_us_row),
@@ -143,28 +156,41 @@ def main():
     ap.add_argument("--configs", default=DEFAULT_CONFIGS, help="workload:N:P,...")
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--profiles", type=int, default=3)
+    ap.add_argument("--schedules", default="launcher",
+                    help="comma-separated: launcher (the generic variant's rule), claims (rows claimed at "
+                         "every P), static (the static rows' kernel)")
     a = ap.parse_args()
+    schedules = a.schedules.split(",")
+    for sch in schedules:
+        if sch not in ("launcher", "claims", "static"):
+            ap.error(f"unknown schedule {sch}")
+    if "launcher" in schedules and "claims" in schedules:
+        ap.error("launcher and claims need differently patched files: run them in two invocations")
     os.makedirs(a.out, exist_ok=True)
     configs = [(w, int(n), int(p)) for w, n, p in (c.split(":") for c in a.configs.split(","))]
     names = sorted({w for w, _, _ in configs})
-    pdir, ldir = "/tmp/prof_gen", "/tmp/prof_libs"
-    os.makedirs(pdir, exist_ok=True)
-    os.makedirs(ldir, exist_ok=True)
+    pdir, ldir, cdir = "/tmp/prof_gen", "/tmp/prof_libs", "/tmp/prof_ctl_gen"
+    for d in (pdir, ldir, cdir):
+        os.makedirs(d, exist_ok=True)
     for name in names:
         with open(os.path.join(a.gen, f"{name}.cu")) as f:
-            src = instrument(f.read(), name)
-        with open(os.path.join(pdir, f"{name}.cu"), "w") as f:
+            src = f.read()
+        if "claims" in schedules and "launch_persistent(kernel, claims_kernel, rowClaims," in src:
+            src = force_claims(src, name)
+        with open(os.path.join(cdir, f"{name}.cu"), "w") as f:
             f.write(src)
+        with open(os.path.join(pdir, f"{name}.cu"), "w") as f:
+            f.write(instrument(src, name))
     libs = build_libs(pdir, ldir)
     # The same files uninstrumented, timed alike: what the counters cost.
     os.makedirs("/tmp/prof_ctl_libs", exist_ok=True)
-    ctl_libs = build_libs(a.gen, "/tmp/prof_ctl_libs", names)
+    ctl_libs = build_libs(cdir, "/tmp/prof_ctl_libs", names)
     ceiling = timing.copy_ceiling()
     commit = gen_commit(a.gen)
     out = open(os.path.join(a.out, "persistent_profile.jsonl"), "w")
     out.write(json.dumps({"meta": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                                    "commit": commit, "device": device_record(), "copy_ceiling_GBps": ceiling,
-                                   "reps": a.reps, "instrumented": True}}) + "\n")
+                                   "reps": a.reps, "instrumented": True, "schedules": schedules}}) + "\n")
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     raw = (ctypes.c_ulonglong * (MAX_CTAS * FIELDS))()
     for name, N, P in configs:
@@ -176,38 +202,40 @@ def main():
         ins = wl.make_inputs(M, N, seed=N + 7, device="cuda")
         ref = wl.eager(*ins)
         outs = wl.alloc_outputs(M, N)
-        fn = ck.launcher("cluster_persistent", P, 1, list(ins) + list(outs), M, N)
-        rec = {"workload": name, "M": M, "N": N, "P": P, "impl": f"persistent_instrumented_P{P}"}
-        msg, failed = checked_record(out, rec, fn, outs, ref, wl.compulsory_bytes(M, N), ceiling, a.reps)
-        print(f"{name:18s} N={N:7d} P={P:2d} {msg}", flush=True)
-        ctl = CreditKernels(ctl_libs[name], name).launcher("cluster_persistent", P, 1, list(ins) + list(outs), M, N)
-        crec = {"workload": name, "M": M, "N": N, "P": P, "impl": f"persistent_P{P}"}
-        cmsg, _ = checked_record(out, crec, ctl, outs, ref, wl.compulsory_bytes(M, N), ceiling, a.reps)
-        print(f"{name:18s} N={N:7d} P={P:2d} uninstrumented {cmsg}", flush=True)
-        if failed or "median_ms" not in rec:
-            continue
-        for i in range(a.profiles):
-            flush.zero_()
-            lib.credit_prof_reset()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            torch.cuda.synchronize()
-            lib.credit_prof_read(ctypes.cast(raw, ctypes.c_void_p))
-            ctas = cta_records(raw)
-            s = summarize(ctas, P, start.elapsed_time(end))
-            s.update(workload=name, M=M, N=N, P=P, profile=i)
-            if i == 0:
-                s["per_cta"] = ctas
-            out.write(json.dumps(s) + "\n")
-            out.flush()
-            print("   " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
-                                   for k, v in s.items() if k not in ("workload", "M", "N", "P", "per_cta")),
-                  flush=True)
+        for sch in schedules:  # interleaved per shape: the schedules' A/B in one process
+            variant = "cluster_persistent_static" if sch == "static" else "cluster_persistent"
+            fn = ck.launcher(variant, P, 1, list(ins) + list(outs), M, N)
+            rec = {"workload": name, "M": M, "N": N, "P": P, "schedule": sch,
+                   "impl": f"persistent_{sch}_instrumented_P{P}"}
+            msg, failed = checked_record(out, rec, fn, outs, ref, wl.compulsory_bytes(M, N), ceiling, a.reps)
+            print(f"{name:18s} N={N:7d} P={P:2d} {sch:8s} {msg}", flush=True)
+            ctl = CreditKernels(ctl_libs[name], name).launcher(variant, P, 1, list(ins) + list(outs), M, N)
+            crec = {"workload": name, "M": M, "N": N, "P": P, "schedule": sch, "impl": f"persistent_{sch}_P{P}"}
+            cmsg, _ = checked_record(out, crec, ctl, outs, ref, wl.compulsory_bytes(M, N), ceiling, a.reps)
+            print(f"{name:18s} N={N:7d} P={P:2d} {sch:8s} uninstrumented {cmsg}", flush=True)
+            if failed or "median_ms" not in rec:
+                continue
+            for i in range(a.profiles):
+                flush.zero_()
+                lib.credit_prof_reset()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                end.record()
+                torch.cuda.synchronize()
+                lib.credit_prof_read(ctypes.cast(raw, ctypes.c_void_p))
+                ctas = cta_records(raw)
+                s = summarize(ctas, P, start.elapsed_time(end))
+                s.update(workload=name, M=M, N=N, P=P, schedule=sch, profile=i)
+                if i == 0:
+                    s["per_cta"] = ctas
+                out.write(json.dumps(s) + "\n")
+                out.flush()
+                print("   " + " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                                       for k, v in s.items() if k not in ("workload", "M", "N", "P", "per_cta")),
+                      flush=True)
         del ins, ref, outs
         torch.cuda.empty_cache()
-
 
 if __name__ == "__main__":
     main()

@@ -32,7 +32,15 @@ def main():
     ap.add_argument("--static", action="store_true", help="no counter: the static rows")
     ap.add_argument("--share", type=int, help="CREDIT_ROW_CLAIM_SHARE (percent)")
     ap.add_argument("--early", type=int, choices=(0, 1), help="CREDIT_ROW_CLAIM_EARLY")
+    ap.add_argument("--every-p", action="store_true", help="claims at every P (credit::useRowClaims true)")
+    ap.add_argument("--handoff", action="store_true",
+                    help="rank 0's warp 1 (tid 32), not thread 0, claims each row a row before it is sent "
+                         "and hands the index to thread 0 through SMEM (the claims' spare word)")
+    ap.add_argument("--fake-index", action="store_true",
+                    help="no atomic: rank 0 sends the static row's index through the claims' path")
     args = ap.parse_args()
+    if args.static and (args.every_p or args.handoff or args.fake_index):
+        ap.error("--static runs no claims")
 
     def patch(src, name):
         if "launch_persistent(kernel, claims_kernel, rowClaims," not in src:
@@ -40,6 +48,34 @@ def main():
         if args.static:  # the static rows' kernels, no counter
             src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
                               "const bool rowClaims = false;  /* EXPERIMENT: static rows */", f"{name}.cu")
+        what = f"{name}.cu"
+        if args.every_p:
+            src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
+                              "const bool rowClaims = persistentMode != 3;  /* EXPERIMENT: claims at every P */", what)
+        atomic_in_loop = (r"    if \(!CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at\(k\)\) "
+                          r"row_claim = atomicAdd\(row_claims, 1u\);")
+        if args.fake_index:  # the row the static schedule gives: claim_from * clusters + v is row_first + kk * clusters
+            src = sub_checked(src, atomic_in_loop,
+                              "    if (rank == 0 && tid == 0 && claim_sent_at(k)) row_claim = static_cast<unsigned>("
+                              "(k + claim_ahead - claim_from) * clusters + row_first);  /* EXPERIMENT: no atomic */",
+                              what)
+        if args.handoff:
+            # claim_queue + kRowClaimQueue: the region's spare word (6 words in an aligned 32 bytes).
+            src = sub_checked(src, r"  if \(CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at\(0\)\) "
+                                   r"row_claim = atomicAdd\(row_claims, 1u\);",
+                              "  static_assert(credit::kRowClaimWords + 1 <= credit::kScratchAlign / 4 * "
+                              "((credit::kRowClaimWords * 4 + credit::kScratchAlign - 1) / credit::kScratchAlign), \"spare word\");\n"
+                              "  unsigned claim_pending = 0;  /* EXPERIMENT: handoff */\n"
+                              "  if (rank == 0 && tid == 32 && claim_sent_at(0)) claim_pending = atomicAdd(row_claims, 1u);",
+                              what)
+            src = sub_checked(src, atomic_in_loop,
+                              "    if (rank == 0 && tid == 32 && claim_sent_at(k)) {  /* EXPERIMENT: handoff */\n"
+                              "      claim_queue[credit::kRowClaimQueue] = claim_pending;  // claimed a row ago\n"
+                              "      if (claim_sent_at(k + 1)) claim_pending = atomicAdd(row_claims, 1u);\n"
+                              "    }", what)
+            src = sub_checked(src, r"credit_send_row_claim\(claim_slots \+ \(k & 1\), stage_bar, row_claim, P\);",
+                              "credit_send_row_claim(claim_slots + (k & 1), stage_bar, claim_queue[credit::kRowClaimQueue], P);",
+                              what)
         head = ""
         if args.share is not None:
             head += f"#define CREDIT_ROW_CLAIM_SHARE {args.share}  // EXPERIMENT (row_claims.py)\n"
