@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Experiment: the persistent form's row claims against its static rows, and the claims' two knobs.
+"""Experiment: the persistent form's row claims against its static rows, and the claims' knob.
 
 The launch API hands the persistent kernels a row-claim counter (host::RowClaimLease, Layout.h):
 each cluster's first rows are the static ones, row_first + k * clusters, and the last
-CREDIT_ROW_CLAIM_SHARE percent of its rows are claimed at run time; CREDIT_ROW_CLAIM_EARLY = 1
-makes rank 0 claim each index a whole row before it sends it. This script writes copies of the
-generated files (never the compiler's output itself):
-  --static:            the launcher runs the static rows' kernels and passes no counter, as before
-                       the claims (the 13:21 and 13:45 runs patched only the counter away, so
-                       their static rows ran in the claims' code; docs/results/row-claims/);
-  --share S --early E: the kernels compiled with those knob values (#define before the file).
+CREDIT_ROW_CLAIM_SHARE percent of its rows are claimed at run time. This script writes copies of
+the generated files (never the compiler's output itself):
+  --static:     the launcher runs the static rows' kernels and passes no counter, as before the
+                claims (the 13:21 and 13:45 runs patched only the counter away, so their static
+                rows ran in the claims' code; docs/results/row-claims/);
+  --share S:    the kernels compiled with that knob value (#define before the file);
+  --every-p:    claims at every P (credit::useRowClaims true), e.g. P = 16;
+  --fake-index: no atomic: the claims' path carries the static rows' indices (what the path
+                costs without the atomic).
 run_bench.py --extra-gen tag=DIR,... times them in the same process as the unchanged files.
+The 16:50 run's --handoff (warp 1 claims a row ahead, as the emitter now does) and the 13:45
+run's --early (CREDIT_ROW_CLAIM_EARLY, now gone) are in this file at 748d585 and 742bf59.
 
 Prediction, static against claims (docs/results/persistent-profile/: the median CTA idles 7.6 / 20 /
 23 us at the end of layernorm's 140 / 281 / 558 us kernels at M = 2048 while the slowest clusters
@@ -31,15 +35,11 @@ def main():
     ap.add_argument("--out-gen", required=True, help="where the patched copies go")
     ap.add_argument("--static", action="store_true", help="no counter: the static rows")
     ap.add_argument("--share", type=int, help="CREDIT_ROW_CLAIM_SHARE (percent)")
-    ap.add_argument("--early", type=int, choices=(0, 1), help="CREDIT_ROW_CLAIM_EARLY")
     ap.add_argument("--every-p", action="store_true", help="claims at every P (credit::useRowClaims true)")
-    ap.add_argument("--handoff", action="store_true",
-                    help="rank 0's warp 1 (tid 32), not thread 0, claims each row a row before it is sent "
-                         "and hands the index to thread 0 through SMEM (the claims' spare word)")
     ap.add_argument("--fake-index", action="store_true",
                     help="no atomic: rank 0 sends the static row's index through the claims' path")
     args = ap.parse_args()
-    if args.static and (args.every_p or args.handoff or args.fake_index):
+    if args.static and (args.every_p or args.fake_index):
         ap.error("--static runs no claims")
 
     def patch(src, name):
@@ -52,35 +52,15 @@ def main():
         if args.every_p:
             src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
                               "const bool rowClaims = persistentMode != 3;  /* EXPERIMENT: claims at every P */", what)
-        atomic_in_loop = (r"    if \(!CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at\(k\)\) "
-                          r"row_claim = atomicAdd\(row_claims, 1u\);")
         if args.fake_index:  # the row the static schedule gives: claim_from * clusters + v is row_first + kk * clusters
-            src = sub_checked(src, atomic_in_loop,
-                              "    if (rank == 0 && tid == 0 && claim_sent_at(k)) row_claim = static_cast<unsigned>("
-                              "(k + claim_ahead - claim_from) * clusters + row_first);  /* EXPERIMENT: no atomic */",
-                              what)
-        if args.handoff:
-            # claim_queue + kRowClaimQueue: the region's spare word (6 words in an aligned 32 bytes).
-            src = sub_checked(src, r"  if \(CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at\(0\)\) "
-                                   r"row_claim = atomicAdd\(row_claims, 1u\);",
-                              "  static_assert(credit::kRowClaimWords + 1 <= credit::kScratchAlign / 4 * "
-                              "((credit::kRowClaimWords * 4 + credit::kScratchAlign - 1) / credit::kScratchAlign), \"spare word\");\n"
-                              "  unsigned claim_pending = 0;  /* EXPERIMENT: handoff */\n"
-                              "  if (rank == 0 && tid == 32 && claim_sent_at(0)) claim_pending = atomicAdd(row_claims, 1u);",
-                              what)
-            src = sub_checked(src, atomic_in_loop,
-                              "    if (rank == 0 && tid == 32 && claim_sent_at(k)) {  /* EXPERIMENT: handoff */\n"
-                              "      claim_queue[credit::kRowClaimQueue] = claim_pending;  // claimed a row ago\n"
-                              "      if (claim_sent_at(k + 1)) claim_pending = atomicAdd(row_claims, 1u);\n"
-                              "    }", what)
-            src = sub_checked(src, r"credit_send_row_claim\(claim_slots \+ \(k & 1\), stage_bar, row_claim, P\);",
-                              "credit_send_row_claim(claim_slots + (k & 1), stage_bar, claim_queue[credit::kRowClaimQueue], P);",
-                              what)
+            fake = "static_cast<unsigned>(({} + claim_ahead - claim_from) * clusters + row_first);  /* EXPERIMENT: no atomic */"
+            src = sub_checked(src, r"  if \(rank == 0 && tid == kClaimThread && claim_sent_at\(0\)\) claim_pending = atomicAdd\(row_claims, 1u\);",
+                              "  if (rank == 0 && tid == kClaimThread && claim_sent_at(0)) claim_pending = " + fake.format("0"), what)
+            src = sub_checked(src, r"    if \(claim_sent_at\(k \+ 1\)\) claim_pending = atomicAdd\(row_claims, 1u\);",
+                              "    if (claim_sent_at(k + 1)) claim_pending = " + fake.format("k + 1"), what)
         head = ""
         if args.share is not None:
             head += f"#define CREDIT_ROW_CLAIM_SHARE {args.share}  // EXPERIMENT (row_claims.py)\n"
-        if args.early is not None:
-            head += f"#define CREDIT_ROW_CLAIM_EARLY {args.early}  // EXPERIMENT (row_claims.py)\n"
         return head + src
 
     write_patched_copies(args.gen, args.out_gen, patch)

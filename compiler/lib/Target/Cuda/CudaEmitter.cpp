@@ -135,7 +135,7 @@ const char *const kInternalNames[] = {
     "clusters", "stage_base", "resident", "ring_unit", "ring_refill", "ring_copy", "kRingArrays", "j0", "freed",
     "release_in_h", "halves", "credit_bulk_prefetch_l2",
     // the persistent form's row claims
-    "claims", "claim_ahead", "claim_slots", "claim_queue", "row_at", "row_claim", "row_claims",
+    "claims", "claim_ahead", "claim_slots", "claim_queue", "claim_handoff", "kClaimThread", "claim_pending", "row_at", "row_claims",
     "row_claims_counter", "launch_persistent", "RowClaimLease", "rowClaims", "credit_send_row_claim",
     "claim_rows_min", "claim_from_share", "claim_from", "claim_sent_at", "kClaims", "CLAIMS", "row_exists",
     "row_index", "claims_kernel", "staticKernel", "claimsKernel"};
@@ -1068,14 +1068,9 @@ void KernelEmitter::emitMetadata() {
 #define CREDIT_UNROLL_PERSISTENT 2
 #endif
 // The persistent form's row claims (Layout.h): the share of every cluster's rows,
-// in percent, claimed at run time (the last ones; the rest are static), and whether
-// rank 0 claims a row's index a whole row before it sends it (1) or at the start of
-// the row that sends it (0).
+// in percent, claimed at run time (the last ones; the rest are static).
 #ifndef CREDIT_ROW_CLAIM_SHARE
 #define CREDIT_ROW_CLAIM_SHARE 100
-#endif
-#ifndef CREDIT_ROW_CLAIM_EARLY
-#define CREDIT_ROW_CLAIM_EARLY 0
 #endif
 )cuda";
   // 768 threads' worth of CTAs per SM: 85 registers per thread at most, which
@@ -1688,10 +1683,8 @@ void KernelEmitter::emitStage(StageInfo &st) {
   os << I << "  credit_push_async<" << q
      << ">(cta_partial, stage_slots, stage_bar, P);  // threads < P: st.async to peer t, complete_tx on its bar\n";
   if (st.index == 0)
-    os << I << "  if (rank == 0 && tid == 0 && claim_sent_at(k)) {  // row k + claim_ahead, to every CTA (on the same mbarrier)\n"
-       << I << "    credit_send_row_claim(claim_slots + (k & 1), stage_bar, row_claim, P);\n"
-       << I << "    if (CREDIT_ROW_CLAIM_EARLY && claim_sent_at(k + 1)) row_claim = atomicAdd(row_claims, 1u);  // the next row's\n"
-       << I << "  }\n";
+    os << I << "  if (rank == 0 && claim_sent_at(k))  // row k + claim_ahead: threads < P, each to its peer, on the same mbarrier\n"
+       << I << "    credit_send_row_claim(claim_slots + (k & 1), stage_bar, *claim_handoff, P);\n";
   os << I << "  if (P == 1) __syncthreads();  // P = 1: thread 0 stored the slots locally (see credit_push_async)\n";
   os << I << "  credit_mbar_wait(credit_smem_addr(stage_bar), kPersistent ? static_cast<uint32_t>((k >> 1) & 1) : 0u);"
      << "  // the phase completes once all P * q_" << l << " * 4 bytes have landed\n";
@@ -1874,6 +1867,13 @@ void KernelEmitter::emitBody() {
   };
   unsigned* const claim_slots = reinterpret_cast<unsigned*>(smem + layout.claimsOffset);  // [2]: by row parity
   unsigned* const claim_queue = claim_slots + 2;  // [kRowClaimQueue]: claimed row kk at kk % kRowClaimQueue
+  unsigned* const claim_handoff = claim_queue + credit::kRowClaimQueue;  // [1]: the row stage 1 sends next
+  // The thread of rank 0 that claims rows: warp 1's lane 0, a row before its index is sent.
+  // Measured on the H200 against thread 0 claiming at the start of the row that sends it
+  // (docs/results/row-claims/): thread 0's stage-1 arrive and the copies it issues waited
+  // for the atomic.
+  constexpr unsigned kClaimThread = 32;
+  static_assert(!kClaims || THREADS > static_cast<int>(kClaimThread), "the claims' thread is in warp 1");
   static_assert((credit::kRowClaimQueue & (credit::kRowClaimQueue - 1)) == 0, "the queue's index is a mask");
   auto row_at = [&](long long kk) -> long long {  // the cluster's kk-th row; M: none
     const long long r = claims && kk >= claim_from
@@ -1884,6 +1884,7 @@ void KernelEmitter::emitBody() {
   auto row_exists = [&](long long kk) { return kClaims ? row_at(kk) < M : kk < rows; };  // the cluster has a kk-th row
   auto row_index = [&](long long kk) { return kClaims ? row_at(kk) : row_first + kk * clusters; };  // which (if it has)
   (void)claim_slots;
+  (void)claim_handoff;
   (void)row_at;
   (void)claim_sent_at;
   (void)row_exists;
@@ -2025,18 +2026,22 @@ void KernelEmitter::emitBody() {
   }
 
   // The row loop: its body is printed into the text, then indented.
-  os << "\n  // Rank 0's claim of the row it sends next (CREDIT_ROW_CLAIM_EARLY: claimed a row before).\n";
-  os << "  unsigned row_claim = 0;\n";
-  os << "  if (CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at(0)) row_claim = atomicAdd(row_claims, 1u);\n";
-  os << "  (void)row_claim;\n";
+  os << "\n  // Row claims: rank 0's kClaimThread claims each row a row before it is sent (the first\n"
+        "  // here) and hands it over in claim_handoff at the start of the row that sends it.\n";
+  os << "  unsigned claim_pending = 0;\n";
+  os << "  if (rank == 0 && tid == kClaimThread && claim_sent_at(0)) claim_pending = atomicAdd(row_claims, 1u);\n";
+  os << "  (void)claim_pending;\n";
   os << "\n  // ---- rows: one per CTA (cluster); the persistent form: while the cluster has a k-th row ----\n";
   os << "  for (long long k = 0; row_exists(k); ++k) {\n";
   os.flush();
   const size_t loopBodyStart = text ? text->size() : 0;
   os << "  const long long row = row_index(k);\n";
-  os << "  // Row claims: rank 0 claims the cluster's row k + claim_ahead now, so that the atomic's\n"
-        "  // latency overlaps stage 1's pass; its index goes out with stage 1's partials.\n";
-  os << "  if (!CREDIT_ROW_CLAIM_EARLY && rank == 0 && tid == 0 && claim_sent_at(k)) row_claim = atomicAdd(row_claims, 1u);\n";
+  os << "  // Row claims: the row stage 1 sends (claimed a row ago) to thread 0..P-1 (the __syncthreads\n"
+        "  // before the exchange orders it), and the next row's claim, a whole row for its atomic.\n";
+  os << "  if (rank == 0 && tid == kClaimThread) {\n";
+  os << "    if (claim_sent_at(k)) *claim_handoff = claim_pending;\n";
+  os << "    if (claim_sent_at(k + 1)) claim_pending = atomicAdd(row_claims, 1u);\n";
+  os << "  }\n";
   if (!traffic.kept.empty()) {
     os << "  // Persistent form: the copy of this row's first kept input's first piece (ring_load above).\n";
     os << "  const long long ring_copy = k * ring_copies;\n";
@@ -2196,7 +2201,7 @@ void KernelEmitter::emitBody() {
   os << "  }\n";
   os << "  // Row claims: the last cluster done leaves the counter zero for the next launch. Each\n"
         "  // cluster's claims come before its count (the same thread; the fence orders them).\n";
-  os << "  if (claims && rank == 0 && tid == 0) {\n";
+  os << "  if (claims && rank == 0 && tid == kClaimThread) {\n";
   os << "    __threadfence();\n";
   os << "    if (atomicAdd(row_claims + 1, 1u) == static_cast<unsigned>(clusters) - 1u) {\n";
   os << "      atomicExch(row_claims, 0u);\n";

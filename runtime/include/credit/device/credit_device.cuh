@@ -201,15 +201,17 @@ CREDIT_DEVICE_INLINE void credit_st_async_f32(uint32_t remote_addr, float v,
                : "memory");
 }
 
-// The persistent form's row claim (Layout.h, kRowClaimWords): one thread of rank 0
-// sends the claimed row `value` to `slot` of every CTA of the cluster (itself
-// included), each store completing 4 bytes on that CTA's `bar` (the stage-1
-// exchange mbarrier, whose expect_tx counts them). P >= 2: a cluster launch.
+// The persistent form's row claim (Layout.h, kRowClaimWords): threads t < P of rank 0
+// each send the claimed row `value` to `slot` of CTA t (itself included), the store
+// completing 4 bytes on that CTA's `bar` (the stage-1 exchange mbarrier, whose
+// expect_tx counts them): one store per thread, as credit_push_async sends the
+// partials. With one thread sending all P stores, the claims' path cost 2-5% at P = 16
+// even without the atomic (docs/results/row-claims/, 16:50). P >= 2: a cluster launch.
 CREDIT_DEVICE_INLINE void credit_send_row_claim(unsigned* slot, uint64_t* bar, unsigned value, int P) {
-  const uint32_t slot_addr = credit_smem_addr(slot), bar_addr = credit_smem_addr(bar);
-  for (int t = 0; t < P; ++t)
-    credit_st_async_f32(credit_mapa_shared(slot_addr, (uint32_t)t), __uint_as_float(value),
-                        credit_mapa_shared(bar_addr, (uint32_t)t));
+  const int t = static_cast<int>(threadIdx.x);
+  if (t < P)
+    credit_st_async_f32(credit_mapa_shared(credit_smem_addr(slot), (uint32_t)t), __uint_as_float(value),
+                        credit_mapa_shared(credit_smem_addr(bar), (uint32_t)t));
 }
 
 // ---------------------------------------------------------------------------

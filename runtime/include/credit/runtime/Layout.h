@@ -443,11 +443,12 @@ CREDIT_HD constexpr bool measuresSlice(WorkloadGeometry g, long long N, int P, l
 // first piece while its second lands.
 // Row claims (the launcher's counter, credit::useRowClaims; docs/codegen.md): each
 // cluster's first ceil(units / C) rows (at least) are the static ones above; rank 0
-// claims every later row with an atomicAdd that many rows ahead and sends its
-// index with stage 1's partials, so that clusters running faster take more rows.
-// Layout: the mbarrier scratch with two slot sets and 2L exchange mbarriers,
-// the row claims' words (two incoming slots by row parity, then a queue of
-// kRowClaimQueue claimed rows), one load mbarrier per unit, then the units;
+// claims every later row with an atomicAdd (warp 1, a row before it is sent) and
+// sends its index with stage 1's partials, so that clusters running faster take
+// more rows. Layout: the mbarrier scratch with two slot sets and 2L exchange
+// mbarriers, the row claims' words (two incoming slots by row parity, a queue of
+// kRowClaimQueue claimed rows, the handoff from the claiming thread to the
+// senders), one load mbarrier per unit, then the units;
 // each holds one piece, persistentPieceElems * 4 bytes rounded up to
 // kSliceAlign (`keepBytes` is one unit here).
 constexpr int kPersistentMaxPieces = 2;
@@ -455,7 +456,7 @@ constexpr int kPersistentMaxPieces = 2;
 // ceil(units / C) <= kPersistentMaxRows rows later, and its queue entry is
 // written again kRowClaimQueue rows later.
 constexpr int kRowClaimQueue = 4;
-constexpr int kRowClaimWords = 2 + kRowClaimQueue;
+constexpr int kRowClaimWords = 2 + kRowClaimQueue + 1;  // slots, queue, the handoff to the senders
 // A piece is whole sweeps of the widest batch the form is built with
 // (CREDIT_UNROLL_PERSISTENT <= 4), so that every sweep of the pass loops lies
 // in one piece: 8192 elements at 512 threads.
