@@ -106,7 +106,7 @@ def instrument(src, name):
 def force_claims(src, name):
     """The launcher claims rows at every P (credit::useRowClaims forced true); the generic variant
     "cluster_persistent_static" still runs the static rows' kernel."""
-    return sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
+    return sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P\);",
                        "const bool rowClaims = persistentMode != 3;  /* EXPERIMENT: claims at every P */",
                        f"{name}.cu (claims at every P)")
 

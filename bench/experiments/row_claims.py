@@ -46,11 +46,11 @@ def main():
         if "launch_persistent(kernel, claims_kernel, rowClaims," not in src:
             return src  # no persistent form in this file
         if args.static:  # the static rows' kernels, no counter
-            src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
+            src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P\);",
                               "const bool rowClaims = false;  /* EXPERIMENT: static rows */", f"{name}.cu")
         what = f"{name}.cu"
         if args.every_p:
-            src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P, kKeptInputReadLate\);",
+            src = sub_checked(src, r"const bool rowClaims = persistentMode != 3 && credit::useRowClaims\(P\);",
                               "const bool rowClaims = persistentMode != 3;  /* EXPERIMENT: claims at every P */", what)
         if args.fake_index:  # the row the static schedule gives: claim_from * clusters + v is row_first + kk * clusters
             fake = "static_cast<unsigned>(({} + claim_ahead - claim_from) * clusters + row_first);  /* EXPERIMENT: no atomic */"

@@ -503,11 +503,8 @@ TEST_CASE("The persistent ring protocol: every copy lands in a free unit before 
     }
 }
 
-TEST_CASE("useRowClaims: clusters of up to 8, of 2 where kept inputs are read late", "[layout][persistent]") {
+TEST_CASE("useRowClaims: clusters of up to 8", "[layout][persistent]") {
   for (int P : {2, 4, 8})
-    CHECK(useRowClaims(P, false));
-  CHECK_FALSE(useRowClaims(16, false));
-  CHECK(useRowClaims(2, true));
-  for (int P : {4, 8, 16})
-    CHECK_FALSE(useRowClaims(P, true));
+    CHECK(useRowClaims(P));
+  CHECK_FALSE(useRowClaims(16));
 }

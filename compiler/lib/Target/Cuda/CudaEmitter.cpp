@@ -2674,7 +2674,7 @@ inline bool same(const char* a, const char* b) {
       os << "  if (persistentMode != 0 && protocol == 1 && vec4) {  // credit::persistentFits checks P >= 2 first\n";
       os << "    const credit::PersistentRing ring = persistent_ring(N, P, persistentMode >= 2);\n";
       os << "    if (ring.units > 0) {\n";
-      os << "      const bool rowClaims = persistentMode != 3 && credit::useRowClaims(P, kKeptInputReadLate);\n";
+      os << "      const bool rowClaims = persistentMode != 3 && credit::useRowClaims(P);\n";
       os << "      auto kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_v4" << t << " : " << ns
          << "_cluster_persistent_v4" << t << ";\n";
       os << "      auto claims_kernel = ring.pieces == 2 ? " << ns << "_cluster_persistent_halves_claims_v4" << t << " : "

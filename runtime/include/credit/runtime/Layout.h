@@ -594,16 +594,14 @@ CREDIT_HD constexpr bool usePersistent(WorkloadGeometry g, int hoistedArrays, in
 
 // Whether the launcher hands a persistent launch of P-CTA clusters the row-claim
 // counter (rows claimed at run time) or lets it take the static rows. Measured on
-// the H200 against the static rows, in the same process, twice
-// (docs/results/row-claims/): at P <= 8 the claims took 0.93-0.99 of the time
-// (layernorm at M = 2048: 87-89% -> 92-95% of copy bandwidth), except for kernels
-// whose kept inputs are read late (softmax_logits_bwd: whole slices of two inputs,
-// dy first read by stage 3), which gained at P = 2 (0.96) and lost at P = 4 and 8
-// (1.02-1.03); at P = 16 they lost 5-14% for layernorm and softmax_logits_bwd
-// (0.98-0.995 for the other three): why was not measured.
-CREDIT_HD constexpr bool useRowClaims(int P, bool keptInputReadLate) {
-  return P <= (keptInputReadLate ? 2 : 8);
-}
+// the H200 against the static rows in one process (docs/results/row-claims/,
+// 17:15, claims from warp 1 a row ahead): at P <= 8 the claims took 0.94-1.01 of
+// the time for all five persistent workloads, except layernorm 65536 at P = 2, a
+// P the launcher does not run there (1.03); at P = 16, where each claim and its
+// exchange hold up 16 CTAs, 0.98-1.05 (layernorm 1.025, softmax_logits_bwd 1.048).
+// The first claims (thread 0 claiming at the row that sends it) lost 2-3% for
+// softmax_logits_bwd at P = 4 and 8; the atomic's latency stalled thread 0.
+CREDIT_HD constexpr bool useRowClaims(int P) { return P <= 8; }
 
 // Largest row width N kept 32-bit indexable (N <= kMaxRowElems).
 constexpr long long kMaxRowElems = 2147483647LL;
