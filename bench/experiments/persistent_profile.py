@@ -11,7 +11,9 @@ file (never the compiler's output itself): thread 0 of every CTA of the persiste
     the DSMEM exchange (the stages' mbarriers);
   - its rows and %smid,
 then the launcher runs the generic variant "cluster_persistent" (the form wherever it fits, the
-ring credit::persistentRing picks). Each configuration is checked against eager PyTorch on
+ring credit::persistentRing picks). --schedules picks the rows: launcher (claims where
+credit::useRowClaims holds), claims (at every P, the files patched), static (the generic variant
+"cluster_persistent_static"); several are timed and profiled one after another at each shape. Each configuration is checked against eager PyTorch on
 poisoned outputs and timed as run_bench.py times kernels (the instrumentation included: a few
 clock reads per row), then launched --profiles times after an L2 flush, reading the counters
 back after each launch.
@@ -21,6 +23,8 @@ the last row take several steady rows' time and the exchange waits are small; at
 CTAs wait for ring units (load-bound per SM) more than at 131072.
 
     python3 bench/experiments/persistent_profile.py --gen .gpu/gen --out $OUT/profile
+    python3 bench/experiments/persistent_profile.py --gen .gpu/gen --out $OUT/profile --schedules claims,static \
+        --configs layernorm:262144:16,softmax_logits_bwd:65536:4
 """
 import argparse
 import ctypes

@@ -2036,8 +2036,8 @@ void KernelEmitter::emitBody() {
   os.flush();
   const size_t loopBodyStart = text ? text->size() : 0;
   os << "  const long long row = row_index(k);\n";
-  os << "  // Row claims: the row stage 1 sends (claimed a row ago) to thread 0..P-1 (the __syncthreads\n"
-        "  // before the exchange orders it), and the next row's claim, a whole row for its atomic.\n";
+  os << "  // Row claims: hand the row stage 1 sends (claimed a row ago) to its senders, threads < P (the\n"
+        "  // __syncthreads before the exchange orders it), and claim the next one: a whole row for the atomic.\n";
   os << "  if (rank == 0 && tid == kClaimThread) {\n";
   os << "    if (claim_sent_at(k)) *claim_handoff = claim_pending;\n";
   os << "    if (claim_sent_at(k + 1)) claim_pending = atomicAdd(row_claims, 1u);\n";
