@@ -28,8 +28,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <string>
 
-constexpr int kThreads = 512;
+constexpr int kThreads = 512;  // the default CTA size (the persistent form's)
 constexpr int kMaxRing = 16;
 constexpr int kUnitsOffset = 1024;  // bars [kMaxRing], red [16 warps], then the ring
 
@@ -41,8 +42,8 @@ CREDIT_DEVICE_INLINE void bulkCommit() { asm volatile("cp.async.bulk.commit_grou
 CREDIT_DEVICE_INLINE void bulkWaitRead() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
 CREDIT_DEVICE_INLINE void bulkWaitAll() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
-template <int MODE>
-__global__ void __launch_bounds__(kThreads, 1)
+template <int MODE, int THREADS = kThreads>
+__global__ void __launch_bounds__(THREADS, 1)
     ringStream(const float* __restrict__ in, float* __restrict__ out, int arrays, int pieces, int unitElems,
                int ring, int passes, long long rows) {
   unsigned char* smem = credit_dynamic_smem();
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (pass == 0) credit_mbar_wait(credit_smem_addr(bars + u), static_cast<uint32_t>((j / ring) & 1));
         const float* buf = units + (long long)u * unitElems;
         #pragma unroll 4
-        for (int i = 4 * tid; i < unitElems; i += 4 * kThreads) {
+        for (int i = 4 * tid; i < unitElems; i += 4 * THREADS) {
           const float4 v = *reinterpret_cast<const float4*>(buf + i);
           acc += (v.x - eps) * (v.y - eps) + (v.z - eps) * (v.w - eps);
         }
@@ -95,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (tid % 32 == 0) red[tid / 32] = acc;
       __syncthreads();
       float s = 0.f;
-      for (int w = 0; w < kThreads / 32; ++w) s += red[w];
+      for (int w = 0; w < THREADS / 32; ++w) s += red[w];
       eps += s * 1e-30f;  // h depends on every statistic
       __syncthreads();  // red is reused by the next pass
     }
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       float* buf = units + (j % ring) * (long long)unitElems;
       float* dst = out + offsetOf(j);
       #pragma unroll 4
-      for (int i = 4 * tid; i < unitElems; i += 4 * kThreads) {
+      for (int i = 4 * tid; i < unitElems; i += 4 * THREADS) {
         const float4 v = *reinterpret_cast<const float4*>(buf + i);
         const float4 r = make_float4(v.x + eps, v.y + eps, v.z + eps, v.w + eps);
         if constexpr (MODE == 0) __stwb(reinterpret_cast<float4*>(dst + i), r);
@@ -131,10 +132,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (tid == 0) bulkWaitAll();
 }
 
-__global__ void __launch_bounds__(kThreads, 1) copyStream(const float4* __restrict__ in, float4* __restrict__ out,
+template <int THREADS = kThreads>
+__global__ void __launch_bounds__(THREADS, 1) copyStream(const float4* __restrict__ in, float4* __restrict__ out,
                                                           long long n4) {
-  const long long stride = (long long)gridDim.x * kThreads;
-  long long i = blockIdx.x * (long long)kThreads + threadIdx.x;
+  const long long stride = (long long)gridDim.x * THREADS;
+  long long i = blockIdx.x * (long long)THREADS + threadIdx.x;
   for (; i + 3 * stride < n4; i += 4 * stride) {
     const float4 a = __ldg(in + i), b = __ldg(in + i + stride), c = __ldg(in + i + 2 * stride),
                  d = __ldg(in + i + 3 * stride);
@@ -162,7 +164,11 @@ struct Config {
   int arrays, pieces, unitElems, ring, passes;
 };
 
-int main() {
+int threadsAndClusters(float* in, float* out, void* flush, size_t bufBytes, size_t flushBytes, double copyGBs,
+                       unsigned long long* bad);
+
+int main(int argc, char** argv) {
+  const bool sweep = argc > 1 && std::string(argv[1]) == "threads";
   const size_t bufBytes = size_t(1) << 30;  // per side: 1 GiB in, 1 GiB out, far beyond the 60 MB L2
   const size_t flushBytes = size_t(256) << 20;
   float *in, *out;
@@ -185,9 +191,11 @@ int main() {
   const double copyGBs = 2.0 * bufBytes / (copyMs * 1e-3) / 1e9;
   std::printf("{\"config\": \"memcpy_1GiB\", \"ms\": %.4f, \"GBps\": %.1f}\n", copyMs, copyGBs);
 
+  if (sweep) return threadsAndClusters(in, out, flush, bufBytes, flushBytes, copyGBs, bad);
+
   const int grids[] = {112, 120, sms};
   for (int G : grids) {
-    CK(cudaFuncSetAttribute(copyStream, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+    CK(cudaFuncSetAttribute(copyStream<>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
     float ms;
     const long long n4 = bufBytes / 16;
     if (medianMs(
@@ -245,5 +253,94 @@ int main() {
         if (!ok) return 2;
       }
   }
+  return 0;
+}
+
+// `sm_ceiling threads` (12-03): the same memory paths with 1024 threads per CTA
+// against 512, and the 112 CTAs launched as 7 clusters of 16 (the placement of
+// the P = 16 kernels: whole clusters inside GPCs) against 112 loose CTAs. STG
+// only (mode 0). The question: is the two-input path's rate on 112 SMs (86.6%)
+// a per-SM limit that more warps lift, or one of where the SMs are?
+template <class Kernel, class... Args>
+static cudaError_t launchClustered(Kernel kern, int G, int threads, int smem, int cluster, Args... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(G);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = cluster;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kern, args...);
+}
+
+template <int THREADS>
+static int sweepOne(float* in, float* out, void* flush, size_t bufBytes, size_t flushBytes, double copyGBs,
+                    unsigned long long* bad, int G, int cluster) {
+  auto medianMs = [&](auto launch, float& ms) {
+    return medianEventMs(launch, [&](int r) { return cudaMemsetAsync(flush, r, flushBytes); }, 15, 3, ms);
+  };
+  {
+    auto kern = copyStream<THREADS>;
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    const long long n4 = bufBytes / 16;
+    float ms;
+    if (medianMs(
+            [&] {
+              return launchClustered(kern, G, THREADS, 200 << 10, cluster, reinterpret_cast<const float4*>(in),
+                                     reinterpret_cast<float4*>(out), n4);
+            },
+            ms))
+      return 1;
+    const double gbs = 2.0 * bufBytes / (ms * 1e-3) / 1e9;
+    std::printf("{\"config\": \"copy_ldg_stg\", \"threads\": %d, \"cluster\": %d, \"ctas\": %d, \"ms\": %.4f, "
+                "\"GBps\": %.1f, \"frac_copy\": %.4f}\n",
+                THREADS, cluster, G, ms, gbs, gbs / copyGBs);
+  }
+  const Config configs[] = {{"a2_pieces2_32K_ring7", 2, 2, 8192, 7, 2}, {"a1_pieces1_64K_ring3", 1, 1, 16384, 3, 2}};
+  for (const Config& c : configs) {
+    const long long rowElems = (long long)c.pieces * c.unitElems;
+    const long long rows = (long long)(bufBytes / 4) / (rowElems * c.arrays);
+    const int smem = kUnitsOffset + c.ring * c.unitElems * 4;
+    auto kern = ringStream<0, THREADS>;
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    auto launch = [&] {
+      return launchClustered(kern, G, THREADS, smem, cluster, (const float*)in, out, c.arrays, c.pieces, c.unitElems,
+                             c.ring, c.passes, rows);
+    };
+    float ms;
+    if (medianMs(launch, ms)) return 1;
+    const long long n = rows * rowElems * c.arrays;
+    CK(cudaMemset(out, 0xff, bufBytes));
+    CK(launch());
+    CK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+    countMismatches<<<1024, 256>>>(in, out, n, bad);
+    unsigned long long mismatches = 0;
+    CK(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
+    const double gbs = 2.0 * rows * rowElems * c.arrays * 4 / (ms * 1e-3) / 1e9;
+    std::printf("{\"config\": \"%s\", \"mode\": 0, \"threads\": %d, \"cluster\": %d, \"ctas\": %d, \"smem\": %d, "
+                "\"ms\": %.4f, \"GBps\": %.1f, \"frac_copy\": %.4f, \"mismatches\": %llu}\n",
+                c.name, THREADS, cluster, G, smem, ms, gbs, gbs / copyGBs, mismatches);
+    if (mismatches) return 2;
+  }
+  return 0;
+}
+
+int threadsAndClusters(float* in, float* out, void* flush, size_t bufBytes, size_t flushBytes, double copyGBs,
+                       unsigned long long* bad) {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  struct Shape { int G, cluster; };
+  const Shape shapes[] = {{112, 1}, {112, 16}, {sms, 1}};
+  for (int rep = 0; rep < 2; ++rep)  // twice, to see the run-to-run spread
+    for (const Shape& sh : shapes) {
+      if (int rc = sweepOne<512>(in, out, flush, bufBytes, flushBytes, copyGBs, bad, sh.G, sh.cluster)) return rc;
+      if (int rc = sweepOne<1024>(in, out, flush, bufBytes, flushBytes, copyGBs, bad, sh.G, sh.cluster)) return rc;
+    }
   return 0;
 }
