@@ -32,7 +32,7 @@
 
 constexpr int kThreads = 512;  // the default CTA size (the persistent form's)
 constexpr int kMaxRing = 16;
-constexpr int kUnitsOffset = 1024;  // bars [kMaxRing], red [16 warps], then the ring
+constexpr int kUnitsOffset = 1024;  // bars [kMaxRing], red [up to 32 warps], then the ring
 
 CREDIT_DEVICE_INLINE void bulkStore(void* dst, uint32_t src, uint32_t bytes) {
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes)
@@ -164,92 +164,105 @@ struct Config {
   int arrays, pieces, unitElems, ring, passes;
 };
 
-int threadsAndClusters(float* in, float* out, void* flush, size_t bufBytes, size_t flushBytes, double copyGBs,
-                       unsigned long long* bad);
+constexpr Config kRingConfigs[] = {
+    // pearson_bwd / wvar_bwd 262144 at P = 16: two kept slices of 16384 in pieces of 8192, 7 units.
+    {"a2_pieces2_32K_ring7", 2, 2, 8192, 7, 2},
+    // layernorm 65536 at P = 4 (and 131072 P8, 262144 P16): one kept slice of 16384, 3 units.
+    {"a1_pieces1_64K_ring3", 1, 1, 16384, 3, 2},
+};
+
+// The buffers and the ceiling every measurement shares.
+struct Bench {
+  float* in;
+  float* out;
+  void* flush;
+  unsigned long long* bad;
+  size_t bufBytes, flushBytes;
+  double copyGBs = 0;
+
+  // The median of 15 timings after 3 warm-ups, the L2 flushed (a 256 MiB memset) before each.
+  template <class Launch>
+  int medianMs(Launch launch, float& ms) const {
+    return medianEventMs(launch, [&](int r) { return cudaMemsetAsync(flush, r, flushBytes); }, 15, 3, ms);
+  }
+  // One more launch on a poisoned output, then the elements of out's first n that
+  // differ from in: eps (the statistics times 1e-30) vanishes against the pattern's
+  // values, so every element of every row must be written, once, at its place.
+  template <class Launch>
+  int countRingMismatches(Launch launch, long long n, unsigned long long& mismatches) const {
+    CK(cudaMemset(out, 0xff, bufBytes));
+    CK(launch());
+    CK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+    countMismatches<<<1024, 256>>>(in, out, n, bad);
+    CK(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
+    return 0;
+  }
+};
+
+int threadsAndClusters(const Bench& b);
 
 int main(int argc, char** argv) {
   const bool sweep = argc > 1 && std::string(argv[1]) == "threads";
-  const size_t bufBytes = size_t(1) << 30;  // per side: 1 GiB in, 1 GiB out, far beyond the 60 MB L2
-  const size_t flushBytes = size_t(256) << 20;
-  float *in, *out;
-  void* flush;
-  CK(cudaMalloc(&in, bufBytes));
-  CK(cudaMalloc(&out, bufBytes));
-  CK(cudaMalloc(&flush, flushBytes));
-  fillPattern<<<1024, 256>>>(in, bufBytes / 4);
+  Bench b{};
+  b.bufBytes = size_t(1) << 30;  // per side: 1 GiB in, 1 GiB out, far beyond the 60 MB L2
+  b.flushBytes = size_t(256) << 20;
+  CK(cudaMalloc(&b.in, b.bufBytes));
+  CK(cudaMalloc(&b.out, b.bufBytes));
+  CK(cudaMalloc(&b.flush, b.flushBytes));
+  fillPattern<<<1024, 256>>>(b.in, b.bufBytes / 4);
   CK(cudaGetLastError());
-  unsigned long long* bad;
-  CK(cudaMalloc(&bad, sizeof(unsigned long long)));
+  CK(cudaMalloc(&b.bad, sizeof(unsigned long long)));
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  // The median of 15 timings after 3 warm-ups, the L2 flushed (a 256 MiB memset) before each.
-  auto medianMs = [&](auto launch, float& ms) {
-    return medianEventMs(launch, [&](int r) { return cudaMemsetAsync(flush, r, flushBytes); }, 15, 3, ms);
-  };
   float copyMs;
-  if (medianMs([&] { return cudaMemcpyAsync(out, in, bufBytes, cudaMemcpyDeviceToDevice); }, copyMs)) return 1;
-  const double copyGBs = 2.0 * bufBytes / (copyMs * 1e-3) / 1e9;
-  std::printf("{\"config\": \"memcpy_1GiB\", \"ms\": %.4f, \"GBps\": %.1f}\n", copyMs, copyGBs);
+  if (b.medianMs([&] { return cudaMemcpyAsync(b.out, b.in, b.bufBytes, cudaMemcpyDeviceToDevice); }, copyMs)) return 1;
+  b.copyGBs = 2.0 * b.bufBytes / (copyMs * 1e-3) / 1e9;
+  std::printf("{\"config\": \"memcpy_1GiB\", \"ms\": %.4f, \"GBps\": %.1f}\n", copyMs, b.copyGBs);
 
-  if (sweep) return threadsAndClusters(in, out, flush, bufBytes, flushBytes, copyGBs, bad);
+  if (sweep) return threadsAndClusters(b);
 
   const int grids[] = {112, 120, sms};
   for (int G : grids) {
     CK(cudaFuncSetAttribute(copyStream<>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
     float ms;
-    const long long n4 = bufBytes / 16;
-    if (medianMs(
+    const long long n4 = b.bufBytes / 16;
+    if (b.medianMs(
             [&] {
-              copyStream<<<G, kThreads, 200 << 10>>>(reinterpret_cast<const float4*>(in),
-                                                     reinterpret_cast<float4*>(out), n4);
+              copyStream<<<G, kThreads, 200 << 10>>>(reinterpret_cast<const float4*>(b.in),
+                                                     reinterpret_cast<float4*>(b.out), n4);
               return cudaGetLastError();
             },
             ms))
       return 1;
-    const double gbs = 2.0 * bufBytes / (ms * 1e-3) / 1e9;
+    const double gbs = 2.0 * b.bufBytes / (ms * 1e-3) / 1e9;
     std::printf("{\"config\": \"copy_ldg_stg\", \"ctas\": %d, \"ms\": %.4f, \"GBps\": %.1f, \"frac_copy\": %.4f}\n",
-                G, ms, gbs, gbs / copyGBs);
+                G, ms, gbs, gbs / b.copyGBs);
   }
 
-  const Config configs[] = {
-      // pearson_bwd / wvar_bwd 262144 at P = 16: two kept slices of 16384 in pieces of 8192, 7 units.
-      {"a2_pieces2_32K_ring7", 2, 2, 8192, 7, 2},
-      // layernorm 65536 at P = 4 (and 131072 P8, 262144 P16): one kept slice of 16384, 3 units.
-      {"a1_pieces1_64K_ring3", 1, 1, 16384, 3, 2},
-  };
-  for (const Config& c : configs) {
+  for (const Config& c : kRingConfigs) {
     const long long rowElems = (long long)c.pieces * c.unitElems;
-    const long long rows = (long long)(bufBytes / 4) / (rowElems * c.arrays);
+    const long long rows = (long long)(b.bufBytes / 4) / (rowElems * c.arrays);
     const int smem = kUnitsOffset + c.ring * c.unitElems * 4;
     for (int G : grids)
       for (int mode = 0; mode < 3; ++mode) {
         auto kern = mode == 0 ? ringStream<0> : mode == 1 ? ringStream<1> : ringStream<2>;
         CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        auto launch = [&] {
+          kern<<<G, kThreads, smem>>>(b.in, b.out, c.arrays, c.pieces, c.unitElems, c.ring, c.passes, rows);
+          return cudaGetLastError();
+        };
         float ms;
-        if (medianMs(
-                [&] {
-                  kern<<<G, kThreads, smem>>>(in, out, c.arrays, c.pieces, c.unitElems, c.ring, c.passes, rows);
-                  return cudaGetLastError();
-                },
-                ms))
-          return 1;
-        // Check one more launch on a poisoned output: eps (the statistics times 1e-30)
-        // vanishes against the pattern's values, so out must equal in exactly.
+        if (b.medianMs(launch, ms)) return 1;
         const long long n = rows * rowElems * c.arrays;
-        CK(cudaMemset(out, 0xff, bufBytes));
-        kern<<<G, kThreads, smem>>>(in, out, c.arrays, c.pieces, c.unitElems, c.ring, c.passes, rows);
-        CK(cudaGetLastError());
-        CK(cudaMemset(bad, 0, sizeof(unsigned long long)));
-        countMismatches<<<1024, 256>>>(in, out, n, bad);
         unsigned long long mismatches = 0;
-        CK(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
-        const bool ok = mismatches == 0;  // every element of every row written, once, at its place
+        if (b.countRingMismatches(launch, n, mismatches)) return 1;
+        const bool ok = mismatches == 0;
         const double bytes = 2.0 * rows * rowElems * c.arrays * 4;
         const double gbs = bytes / (ms * 1e-3) / 1e9;
         std::printf(
             "{\"config\": \"%s\", \"mode\": %d, \"ctas\": %d, \"smem\": %d, \"rows\": %lld, \"ms\": %.4f, "
             "\"GBps\": %.1f, \"frac_copy\": %.4f, \"mismatches\": %llu}\n",
-            c.name, mode, G, smem, rows, ms, gbs, gbs / copyGBs, mismatches);
+            c.name, mode, G, smem, rows, ms, gbs, gbs / b.copyGBs, mismatches);
         if (!ok) return 2;
       }
   }
@@ -278,69 +291,58 @@ static cudaError_t launchClustered(Kernel kern, int G, int threads, int smem, in
 }
 
 template <int THREADS>
-static int sweepOne(float* in, float* out, void* flush, size_t bufBytes, size_t flushBytes, double copyGBs,
-                    unsigned long long* bad, int G, int cluster) {
-  auto medianMs = [&](auto launch, float& ms) {
-    return medianEventMs(launch, [&](int r) { return cudaMemsetAsync(flush, r, flushBytes); }, 15, 3, ms);
-  };
+static int sweepOne(const Bench& b, int G, int cluster) {
   {
     auto kern = copyStream<THREADS>;
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 << 10));
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    const long long n4 = bufBytes / 16;
+    const long long n4 = b.bufBytes / 16;
     float ms;
-    if (medianMs(
+    if (b.medianMs(
             [&] {
-              return launchClustered(kern, G, THREADS, 200 << 10, cluster, reinterpret_cast<const float4*>(in),
-                                     reinterpret_cast<float4*>(out), n4);
+              return launchClustered(kern, G, THREADS, 200 << 10, cluster, reinterpret_cast<const float4*>(b.in),
+                                     reinterpret_cast<float4*>(b.out), n4);
             },
             ms))
       return 1;
-    const double gbs = 2.0 * bufBytes / (ms * 1e-3) / 1e9;
+    const double gbs = 2.0 * b.bufBytes / (ms * 1e-3) / 1e9;
     std::printf("{\"config\": \"copy_ldg_stg\", \"threads\": %d, \"cluster\": %d, \"ctas\": %d, \"ms\": %.4f, "
                 "\"GBps\": %.1f, \"frac_copy\": %.4f}\n",
-                THREADS, cluster, G, ms, gbs, gbs / copyGBs);
+                THREADS, cluster, G, ms, gbs, gbs / b.copyGBs);
   }
-  const Config configs[] = {{"a2_pieces2_32K_ring7", 2, 2, 8192, 7, 2}, {"a1_pieces1_64K_ring3", 1, 1, 16384, 3, 2}};
-  for (const Config& c : configs) {
+  for (const Config& c : kRingConfigs) {
     const long long rowElems = (long long)c.pieces * c.unitElems;
-    const long long rows = (long long)(bufBytes / 4) / (rowElems * c.arrays);
+    const long long rows = (long long)(b.bufBytes / 4) / (rowElems * c.arrays);
     const int smem = kUnitsOffset + c.ring * c.unitElems * 4;
     auto kern = ringStream<0, THREADS>;
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     auto launch = [&] {
-      return launchClustered(kern, G, THREADS, smem, cluster, (const float*)in, out, c.arrays, c.pieces, c.unitElems,
-                             c.ring, c.passes, rows);
+      return launchClustered(kern, G, THREADS, smem, cluster, (const float*)b.in, b.out, c.arrays, c.pieces,
+                             c.unitElems, c.ring, c.passes, rows);
     };
     float ms;
-    if (medianMs(launch, ms)) return 1;
-    const long long n = rows * rowElems * c.arrays;
-    CK(cudaMemset(out, 0xff, bufBytes));
-    CK(launch());
-    CK(cudaMemset(bad, 0, sizeof(unsigned long long)));
-    countMismatches<<<1024, 256>>>(in, out, n, bad);
+    if (b.medianMs(launch, ms)) return 1;
     unsigned long long mismatches = 0;
-    CK(cudaMemcpy(&mismatches, bad, sizeof mismatches, cudaMemcpyDeviceToHost));
+    if (b.countRingMismatches(launch, rows * rowElems * c.arrays, mismatches)) return 1;
     const double gbs = 2.0 * rows * rowElems * c.arrays * 4 / (ms * 1e-3) / 1e9;
     std::printf("{\"config\": \"%s\", \"mode\": 0, \"threads\": %d, \"cluster\": %d, \"ctas\": %d, \"smem\": %d, "
                 "\"ms\": %.4f, \"GBps\": %.1f, \"frac_copy\": %.4f, \"mismatches\": %llu}\n",
-                c.name, THREADS, cluster, G, smem, ms, gbs, gbs / copyGBs, mismatches);
+                c.name, THREADS, cluster, G, smem, ms, gbs, gbs / b.copyGBs, mismatches);
     if (mismatches) return 2;
   }
   return 0;
 }
 
-int threadsAndClusters(float* in, float* out, void* flush, size_t bufBytes, size_t flushBytes, double copyGBs,
-                       unsigned long long* bad) {
+int threadsAndClusters(const Bench& b) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   struct Shape { int G, cluster; };
   const Shape shapes[] = {{112, 1}, {112, 16}, {sms, 1}};
   for (int rep = 0; rep < 2; ++rep)  // twice, to see the run-to-run spread
     for (const Shape& sh : shapes) {
-      if (int rc = sweepOne<512>(in, out, flush, bufBytes, flushBytes, copyGBs, bad, sh.G, sh.cluster)) return rc;
-      if (int rc = sweepOne<1024>(in, out, flush, bufBytes, flushBytes, copyGBs, bad, sh.G, sh.cluster)) return rc;
+      if (int rc = sweepOne<512>(b, sh.G, sh.cluster)) return rc;
+      if (int rc = sweepOne<1024>(b, sh.G, sh.cluster)) return rc;
     }
   return 0;
 }
