@@ -1,56 +1,156 @@
 #!/usr/bin/env bash
-# On the GPU machine, in one call: build the runtime and the GPU tests with
-# CMake alone, run the runtime's JIT tests, every generated variant against its
-# float64 reference, compute-sanitizer (memcheck, racecheck, synccheck) on a
-# small shape, and the Python peers' self-check. Logs go to $OUT.
+# On the GPU machine: builds the runtime and the GPU tests with CMake from the
+# bundle scripts/gpu-prepare.sh made, then runs
+#   tests       the runtime's unit tests (NVRTC, kernel cache, driver API), every
+#               generated variant and form against its float64 reference, and the
+#               model-driven dispatch;
+#   examples    examples/pytorch against eager PyTorch (when Python has torch) and
+#               examples/cmake-consumer's program (when the bundle has it);
+#   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on every
+#               variant at small shapes.
+# Needs the CUDA toolkit and CMake. Prints a summary; exit status 0 when no step failed.
+#
+#   scripts/gpu-check.sh [options]
+#     --bundle DIR        the bundle (default .gpu)
+#     --build-dir DIR     where to build (default build-gpu)
+#     --logs DIR          the full logs (default <build-dir>/logs)
+#     --only STEPS        a comma-separated subset of tests,examples,sanitizers
+#     --sanitizers TOOLS  a comma-separated subset of memcheck,racecheck,synccheck
+#     --workloads LIST    run each sanitizer once per workload of LIST (e.g. lars,quant_int8)
+#                         instead of once for all
+#
+# On an H200 the tests take about 70 s, memcheck and synccheck about a minute
+# each, racecheck more than 10 minutes for the six examples. To split the work:
+#   scripts/gpu-check.sh --only tests,examples
+#   scripts/gpu-check.sh --only sanitizers --sanitizers memcheck,synccheck
+#   scripts/gpu-check.sh --only sanitizers --sanitizers racecheck --workloads layernorm,lars
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${CREDIT_LOG_DIR:-/tmp/credit-out}"; mkdir -p "$out"
-gpu="$root/.gpu"
-status=0
+bundle="$root/.gpu"
+build="$root/build-gpu"
+logs=""
+only="tests,examples,sanitizers"
+tools="memcheck,racecheck,synccheck"
+workloads=""
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) bundle="$2"; shift 2 ;;
+    --build-dir) build="$2"; shift 2 ;;
+    --logs) logs="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    --sanitizers) tools="$2"; shift 2 ;;
+    --workloads) workloads="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "gpu-check: unknown option '$1' (--help lists them)" >&2; exit 1 ;;
+  esac
+done
+for s in ${only//,/ }; do
+  case $s in tests|examples|sanitizers) ;; *) echo "gpu-check: unknown step '$s'" >&2; exit 1 ;; esac
+done
+for t in ${tools//,/ }; do
+  case $t in memcheck|racecheck|synccheck) ;; *) echo "gpu-check: unknown sanitizer '$t'" >&2; exit 1 ;; esac
+done
+wants() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+[ -f "$bundle/gen/commit" ] ||
+  { echo "gpu-check: no bundle at $bundle (scripts/gpu-prepare.sh on the machine with creditc)" >&2; exit 1; }
+bundle="$(cd "$bundle" && pwd)"
+mkdir -p "$build"
+build="$(cd "$build" && pwd)"
+logs="${logs:-$build/logs}"
+mkdir -p "$logs"
+
+summary=()
+failed=0
+record() {  # record PASS|FAIL|SKIP what
+  summary+=("$(printf '%-4s  %s' "$1" "$2")")
+  [ "$1" = FAIL ] && failed=1
+  return 0
+}
 step() { echo; echo "=== $*"; }
-run() { "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 
 step "device"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
-nvcc --version | tail -1 | tee -a "$out/device.txt"
+if command -v nvidia-smi > /dev/null; then
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$logs/device.txt"
+fi
+nvcc --version | tail -1 | tee -a "$logs/device.txt"
+echo "kernels generated at $(cat "$bundle/gen/commit")" | tee -a "$logs/device.txt"
 
+# configure <source dir> <build dir> <cmake options...>: Ninja when there is one.
+configure() {
+  local src="$1" dir="$2"; shift 2
+  local gen=()
+  [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja > /dev/null && gen=(-G Ninja)
+  cmake -S "$src" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
+}
 step "build"
-cmake -S "$root" -B /tmp/b-rt -G Ninja -DCMAKE_BUILD_TYPE=Release -DCREDIT_BUILD_COMPILER=OFF \
-  -DCREDIT_CATCH2_INCLUDE_DIR="$gpu/include" > /tmp/cfg-rt.log 2>&1 || { cat /tmp/cfg-rt.log; exit 1; }
-cmake -S "$root/tests/gpu" -B /tmp/b-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCREDIT_GEN_DIR="$gpu/gen" -DCREDIT_CATCH2_INCLUDE_DIR="$gpu/include" > /tmp/cfg-gpu.log 2>&1 || { cat /tmp/cfg-gpu.log; exit 1; }
-( ninja -C /tmp/b-rt credit-runtime-tests && ninja -C /tmp/b-gpu ) > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+if ! { configure "$root" "$build/runtime" -DCREDIT_BUILD_COMPILER=OFF \
+         -DCREDIT_CATCH2_INCLUDE_DIR="$bundle/include" &&
+       cmake --build "$build/runtime" --target credit-runtime-tests -j "$(nproc)" &&
+       configure "$root/tests/gpu" "$build/gpu-tests" -DCREDIT_GEN_DIR="$bundle/gen" \
+         -DCREDIT_CATCH2_INCLUDE_DIR="$bundle/include" &&
+       cmake --build "$build/gpu-tests" -j "$(nproc)"; } > "$logs/build.log" 2>&1; then
+  tail -40 "$logs/build.log"
+  echo "gpu-check: the build failed (log: $logs/build.log)" >&2
+  exit 1
+fi
+echo "built in $build"
+gpu_tests="$build/gpu-tests/credit-gpu-tests"
 
-if [ "${CREDIT_SANITIZERS_ONLY:-0}" != 1 ]; then
-step "runtime (JIT, cache, driver API)"
-run /tmp/b-rt/tests/unit/credit-runtime-tests 2>&1 | tail -25 | tee "$out/runtime-tests.txt"
+if wants tests; then
+  step "runtime unit tests"
+  "$build/runtime/tests/unit/credit-runtime-tests" > "$logs/runtime-tests.txt" 2>&1
+  rc=$?; tail -3 "$logs/runtime-tests.txt"
+  [ $rc -eq 0 ] && record PASS "runtime unit tests" || record FAIL "runtime unit tests (exit $rc)"
 
-step "generated kernels vs float64 reference"
-run /tmp/b-gpu/credit-gpu-tests 2>&1 | tee "$out/gpu-tests.txt" | tail -60
+  step "generated kernels against their float64 references, dispatch"
+  "$gpu_tests" > "$logs/gpu-tests.txt" 2>&1
+  rc=$?; grep -E "launches checked|FAILED|failed|passed" "$logs/gpu-tests.txt" | tail -20
+  [ $rc -eq 0 ] && record PASS "GPU tests" || record FAIL "GPU tests (exit $rc)"
 fi
 
-# CREDIT_SANITIZERS_ONLY=1: build, then only the sanitizers; CREDIT_SKIP_SANITIZERS=1: all but them
-# (two device calls when the whole pass would not fit one call's 600 s).
-# CREDIT_SANITIZER_TOOLS: the tools to run (default all three); CREDIT_SANITIZER_ARGS: more
-# arguments for the test program (a workload: "-c lars"). On the H200 (18385b1) memcheck and
-# synccheck take about a minute each for all six, racecheck more than 9 minutes for four of
-# them (the M = 400 shapes): racecheck needs calls of its own, a few workloads each.
-for tool in ${CREDIT_SANITIZER_TOOLS:-memcheck racecheck synccheck}; do
-  [ "${CREDIT_SKIP_SANITIZERS:-0}" = 1 ] && break
-  case $tool in memcheck|racecheck|synccheck) ;; *) echo "unknown sanitizer tool '$tool'"; exit 2 ;; esac
-  step "compute-sanitizer $tool (every variant, M=3, N=4096, 4099, 8192, 12289, 16384, 32767, 32768; N=30004, M=400)"
-  # synccheck misreports clusters of 16 (seen even on kernels with no DSMEM
-  # exchange; docs/results/README.md §1), so it checks P <= 8.
-  maxp=16; [ $tool = synccheck ] && maxp=8
-  CREDIT_GPU_TEST_SCOPE=tiny CREDIT_GPU_TEST_MAX_P=$maxp run compute-sanitizer --tool $tool --error-exitcode 9 \
-    /tmp/b-gpu/credit-gpu-tests "every variant*" ${CREDIT_SANITIZER_ARGS:-} > "$out/sanitizer-$tool.txt" 2>&1
-  tail -4 "$out/sanitizer-$tool.txt"
-done
+if wants examples; then
+  step "examples/pytorch"
+  if [ ! -d "$bundle/pytorch" ]; then
+    record SKIP "examples/pytorch (not in the bundle)"
+  elif ! python3 -c "import torch" 2> /dev/null; then
+    record SKIP "examples/pytorch (no torch in python3)"
+  else
+    TORCH_EXTENSIONS_DIR="$build/torch-extensions" CREDIT_TORCH_GEN="$bundle/pytorch" \
+      python3 -u "$root/examples/pytorch/test_credit_torch.py" --require-gpu > "$logs/pytorch.txt" 2>&1
+    rc=$?; tail -5 "$logs/pytorch.txt"
+    [ $rc -eq 0 ] && record PASS "examples/pytorch" || record FAIL "examples/pytorch (exit $rc)"
+  fi
 
-if [ "${CREDIT_SKIP_PEERS:-0}" != 1 ] && [ "${CREDIT_SANITIZERS_ONLY:-0}" != 1 ]; then
-  step "peers self-check (torch eager, torch.compile, Triton)"
-  (cd "$root/bench/peers" && PYTHONUNBUFFERED=1 timeout 300 python3 selfcheck.py) > "$out/peers-selfcheck.txt" 2>&1 || { echo "peers self-check FAILED"; status=1; }
-  tail -15 "$out/peers-selfcheck.txt"
+  step "examples/cmake-consumer"
+  if [ -x "$bundle/consumer/credit-consumer" ]; then
+    "$bundle/consumer/credit-consumer" > "$logs/consumer.txt" 2>&1
+    rc=$?; tail -5 "$logs/consumer.txt"
+    [ $rc -eq 0 ] && record PASS "examples/cmake-consumer" || record FAIL "examples/cmake-consumer (exit $rc)"
+  else
+    record SKIP "examples/cmake-consumer (not in the bundle)"
+  fi
 fi
-exit $status
+
+if wants sanitizers; then
+  for tool in ${tools//,/ }; do
+    # synccheck misreports clusters of 16, even for kernels without a DSMEM exchange:
+    # it checks clusters of up to 8.
+    maxp=16; [ $tool = synccheck ] && maxp=8
+    wl="${workloads//,/ }"
+    for w in ${wl:-all}; do
+      [ "$w" = all ] && sel=() || sel=(-c "$w")
+      name="compute-sanitizer $tool${sel:+ on $w}"
+      step "$name (every variant, small shapes, clusters up to $maxp)"
+      log="$logs/sanitizer-$tool${sel:+-$w}.txt"
+      CREDIT_GPU_TEST_SCOPE=tiny CREDIT_GPU_TEST_MAX_P=$maxp \
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$gpu_tests" "every variant*" "${sel[@]}" > "$log" 2>&1
+      rc=$?; tail -3 "$log"
+      [ $rc -eq 0 ] && record PASS "$name" || record FAIL "$name (exit $rc)"
+    done
+  done
+fi
+
+step "summary (logs: $logs)"
+printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"
+exit $failed

@@ -1,37 +1,85 @@
 #!/usr/bin/env bash
-# On the development machine (which has creditc): generate everything the GPU
-# machine (no MLIR, no Catch2 package) needs into .gpu/ (git-ignored), to be
-# carried there with the working tree: the CUDA files and float64 references of
-# the six examples, their registry, and Catch2's single header.
+# On the build machine (the one with creditc): generates what a GPU machine needs
+# and cannot make itself, since creditc needs MLIR/LLVM. Into a bundle folder
+# (default .gpu/, git-ignored):
+#   gen/       the examples of dsl_examples/: CUDA files with their dispatch built
+#              from a device profile, launch-API headers, float64 references,
+#              static reports, and the commit they were generated from;
+#   include/   Catch2's single header (the GPU tests' one dependency besides CUDA);
+#   pytorch/   the generated files examples/pytorch compiles;
+#   consumer/  examples/cmake-consumer's program, if scripts/test-consumer.sh built it.
+# The GPU machine then needs the CUDA toolkit and CMake (and Python with torch for
+# the benchmark and the PyTorch example): copy the repository with its bundle there,
+# or pack both into one archive with --archive. On a machine that has both creditc
+# and a GPU, run the GPU scripts in place.
+#
+#   scripts/gpu-prepare.sh [options] [-- creditc options]
+#     --creditc FILE     the compiler (default build/bin/creditc, or $CREDITC)
+#     --profile FILE     device profile for the dispatch (default: the H200's,
+#                        docs/results/h200-profile.json)
+#     --out DIR          the bundle folder (default .gpu)
+#     --archive FILE     also write FILE (.tar.gz): the repository's files and the
+#                        bundle, under creditc/
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 creditc="${CREDITC:-$root/build/bin/creditc}"
+profile="$root/docs/results/h200-profile.json"
 out="$root/.gpu"
-gen="$out/${GEN_NAME:-gen}"          # several CTA sizes: GEN_NAME=gen512 CTA_THREADS=512
-threads="${CTA_THREADS:-256}"
-flags=(--cta-threads="$threads" ${CREDITC_FLAGS:-})   # e.g. GEN_NAME=genfast CREDITC_FLAGS=--fast-math
+archive=""
+extra=()
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --creditc) creditc="$2"; shift 2 ;;
+    --profile) profile="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --archive) archive="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "gpu-prepare: unknown option '$1' (--help lists them)" >&2; exit 1 ;;
+  esac
+done
+[ -x "$creditc" ] || { echo "gpu-prepare: no creditc at $creditc (build it: scripts/build.sh)" >&2; exit 1; }
+[ -f "$profile" ] || { echo "gpu-prepare: no device profile at $profile" >&2; exit 1; }
+catch2=/usr/include/catch2
+[ -f "$catch2/catch.hpp" ] || { echo "gpu-prepare: no Catch2 v2 header at $catch2 (scripts/install-deps.sh)" >&2; exit 1; }
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+gen="$out/gen"
 rm -rf "$gen" && mkdir -p "$gen" "$out/include"
 : > "$gen/credit_gpu_registry.inc"
-for k in layernorm wvar_bwd pearson_bwd softmax_logits_bwd lars quant_int8; do
-  "$creditc" "$root/dsl_examples/$k.credit" "${flags[@]}" --profile "$root/docs/results/h200-profile.json" \
-    -o "$gen/$k.cu" --header="$gen/$k.h"
-  "$creditc" "$root/dsl_examples/$k.credit" --emit=reference -o "$gen/${k}_ref.cpp"
-  "$creditc" "$root/dsl_examples/$k.credit" --cta-threads="$threads" --report=json > "$gen/$k.report.json"
+for src in "$root"/dsl_examples/*.credit; do
+  k="$(basename "$src" .credit)"
+  "$creditc" "$src" "${extra[@]}" --profile "$profile" -o "$gen/$k.cu" --header="$gen/$k.h"
+  "$creditc" "$src" --emit=reference -o "$gen/${k}_ref.cpp"
+  "$creditc" "$src" "${extra[@]}" --report=json > "$gen/$k.report.json"
   echo "CREDIT_WORKLOAD($k)" >> "$gen/credit_gpu_registry.inc"
+  echo "$gen/$k.cu"
 done
-cp -r /usr/include/catch2 "$out/include/"
-git -C "$root" describe --always --dirty --abbrev=40 > "$gen/commit" 2>/dev/null || true
-echo "$threads" > "$gen/cta_threads"
-# Issue 6's examples (scripts/gpu-examples.sh): the PyTorch extension's generated
-# files, and the consumer program built from the installed package by
-# scripts/test-consumer.sh (ctest's consumer-package) when that has run.
-CREDITC="$creditc" "$root/examples/pytorch/prepare.sh" "$out/pytorch" > /dev/null
+rm -rf "$out/include/catch2" && cp -r "$catch2" "$out/include/"
+git -C "$root" describe --always --dirty --abbrev=40 > "$gen/commit" 2>/dev/null || echo unknown > "$gen/commit"
 cp "$gen/commit" "$out/commit"
+
+CREDITC="$creditc" "$root/examples/pytorch/prepare.sh" "$out/pytorch" > /dev/null
 consumer="${BUILD_DIR:-$(dirname "$(dirname "$creditc")")}/consumer-test/build/credit-consumer"
 rm -rf "$out/consumer"
 if [ -x "$consumer" ]; then
   mkdir -p "$out/consumer" && cp "$consumer" "$out/consumer/"
 else
-  echo "note: no $consumer (run scripts/test-consumer.sh first); the consumer's GPU run is skipped"
+  echo "note: no $consumer (scripts/test-consumer.sh builds it); the GPU check will skip it"
 fi
-echo "prepared $out (carry it: run(carry=['.gpu']))"
+echo "bundle: $out"
+
+if [ -n "$archive" ]; then
+  case "$out/" in "$root"/*) ;; *) echo "gpu-prepare: --archive needs --out inside the repository" >&2; exit 1 ;; esac
+  rel="${out#"$root"/}"
+  archive="$(cd "$(dirname "$archive")" && pwd)/$(basename "$archive")"
+  # The repository's files (tracked and new, not ignored) as they are now, and the bundle.
+  ( cd "$root"
+    { git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done
+      find "$rel" -type f -print0; } |
+      tar -czf "$archive" --null -T - --transform 's,^,creditc/,' )
+  echo "archive: $archive (on the GPU machine: tar -xzf $(basename "$archive"); cd creditc)"
+fi

@@ -8,7 +8,7 @@
 // Errors are plain C++ exceptions that pybind11 itself translates --
 // std::runtime_error: RuntimeError, pybind11::type_error: TypeError,
 // std::invalid_argument: ValueError -- with messages built from std::string,
-// not TORCH_CHECK*: on the H200 machine (torch 2.11.0+cu130) every TORCH_CHECK /
+// not TORCH_CHECK*: with torch 2.11.0+cu130 every TORCH_CHECK /
 // TORCH_CHECK_VALUE whose message formatted an integer (v.sizes(), P, the
 // status) killed the process with SIGSEGV while those formatting only strings,
 // devices and dtypes raised normally. credit_torch.py checks the values in
@@ -71,7 +71,7 @@ using MaxLegalN = long long (*)(const char*, int, int);
 
 // The launch plan for a row width: the cluster kernel with P CTAs per row, P the
 // power of two in 1..8 closest above N / 8192 (about 8K elements of the row per
-// CTA, the crossover seen on the H200, docs/results), raised while Eq. 3 forbids
+// CTA, the crossover seen on the H200, docs/results/README.md), raised while Eq. 3 forbids
 // it, up to 16; the reread kernel (no SMEM bound) when no P is legal.
 std::tuple<std::string, int> plan(long long N, int protocol, MaxLegalN maxLegal) {
   int P = 1;

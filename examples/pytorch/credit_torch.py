@@ -3,7 +3,8 @@
 JIT-builds credit_ops.cpp together with the CUDA files that creditc generated
 (examples/pytorch/prepare.sh, default .gpu/pytorch/ of the repository, or
 $CREDIT_TORCH_GEN) with torch.utils.cpp_extension.load, once per process (torch
-caches the build in $TORCH_EXTENSIONS_DIR).
+caches the build in $TORCH_EXTENSIONS_DIR). The generated files include the
+runtime's headers (runtime/include of the repository).
 
     import credit_torch
     y = credit_torch.layernorm(x, weight, bias)           # == F.layer_norm(x, (N,), weight, bias, 1e-5)
@@ -12,6 +13,7 @@ caches the build in $TORCH_EXTENSIONS_DIR).
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+RUNTIME_INCLUDE = os.path.abspath(os.path.join(HERE, "..", "..", "runtime", "include"))
 KERNELS = ("layernorm", "quant_int8")
 _ext = None
 
@@ -31,14 +33,15 @@ def load(verbose=False):
     missing = [f"{k}{ext}" for k in KERNELS for ext in (".cu", ".h")
                if not os.path.isfile(os.path.join(gen, k + ext))]
     if missing:
-        raise FileNotFoundError(f"{gen}: missing {', '.join(missing)}; run examples/pytorch/prepare.sh "
-                                "where creditc is built and carry .gpu/ (or set CREDIT_TORCH_GEN)")
+        raise FileNotFoundError(f"{gen}: missing {', '.join(missing)}; generate them with "
+                                "examples/pytorch/prepare.sh where creditc is built and copy them "
+                                "here (or set CREDIT_TORCH_GEN)")
     # The clustered kernels need sm_90 (Hopper) or newer; build for that only.
     os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
     _ext = load_extension(
         name="credit_torch_ext",
         sources=[os.path.join(HERE, "credit_ops.cpp")] + [os.path.join(gen, k + ".cu") for k in KERNELS],
-        extra_include_paths=[gen],
+        extra_include_paths=[gen, RUNTIME_INCLUDE],
         extra_cflags=["-O2"],
         extra_cuda_cflags=["-O3"],
         verbose=verbose)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Here (where creditc is built): generate the CUDA files and launch-API headers the
-# PyTorch example compiles, into .gpu/pytorch/ (git-ignored; carry it to the GPU
-# machine with the working tree: run(..., carry=[".gpu"])).
+# Where creditc is built: generates the CUDA files and launch-API headers the
+# PyTorch example compiles, into .gpu/pytorch/ (git-ignored). scripts/gpu-prepare.sh
+# runs it as part of the bundle for a GPU machine.
 #   examples/pytorch/prepare.sh [out dir]      CREDITC=<creditc> to pick the compiler
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
