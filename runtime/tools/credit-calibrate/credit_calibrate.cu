@@ -766,7 +766,7 @@ bool timeJit(Device& dev, credit::Runtime& rt, const credit::Function& fn, const
 }
 
 // Failures of one file or one point are reported and skipped (`complete` turns
-// false), so one bad point does not lose the rest of a GPU session's profile.
+// false), so one bad point does not lose the rest of the profile.
 bool measureControls(Device& dev, const Options& o, std::vector<ControlFile>& files,
                      std::vector<CtrlEntry>& out, bool& complete) {
   credit::Runtime rt;
