@@ -59,4 +59,4 @@ command -v nvidia-smi > /dev/null && driver="$(nvidia-smi --query-gpu=driver_ver
 echo "=== calibrate"
 "$build/calibrate/bin/credit-calibrate" --out "$out" ${driver:+--driver-string "$driver"} \
   "${controls[@]}" "${extra[@]}"
-echo "profile: $out"
+if [ -f "$out" ]; then echo "profile: $out"; fi

@@ -68,6 +68,12 @@ record() {  # record PASS|FAIL|SKIP what
   return 0
 }
 step() { echo; echo "=== $*"; }
+# verdict <what> <exit status> <log>: a test program that skipped for want of a GPU fails here.
+verdict() {
+  if [ "$2" -ne 0 ]; then record FAIL "$1 (exit $2)"
+  elif grep -qE "SKIPPED: no (usable GPU|CUDA device)" "$3"; then record FAIL "$1 (no usable GPU: skipped)"
+  else record PASS "$1"; fi
+}
 
 step "device"
 if command -v nvidia-smi > /dev/null; then
@@ -101,12 +107,12 @@ if wants tests; then
   step "runtime unit tests"
   "$build/runtime/tests/unit/credit-runtime-tests" > "$logs/runtime-tests.txt" 2>&1
   rc=$?; tail -3 "$logs/runtime-tests.txt"
-  [ $rc -eq 0 ] && record PASS "runtime unit tests" || record FAIL "runtime unit tests (exit $rc)"
+  verdict "runtime unit tests" $rc "$logs/runtime-tests.txt"
 
   step "generated kernels against their float64 references, dispatch"
   "$gpu_tests" > "$logs/gpu-tests.txt" 2>&1
   rc=$?; grep -E "launches checked|FAILED|failed|passed" "$logs/gpu-tests.txt" | tail -20
-  [ $rc -eq 0 ] && record PASS "GPU tests" || record FAIL "GPU tests (exit $rc)"
+  verdict "GPU tests" $rc "$logs/gpu-tests.txt"
 fi
 
 if wants examples; then
@@ -132,7 +138,13 @@ if wants examples; then
   fi
 fi
 
-if wants sanitizers; then
+sanitizer="$(command -v compute-sanitizer || true)"
+for d in "${CUDA_HOME:-}" /usr/local/cuda; do
+  [ -z "$sanitizer" ] && [ -n "$d" ] && [ -x "$d/bin/compute-sanitizer" ] && sanitizer="$d/bin/compute-sanitizer"
+done
+if wants sanitizers && [ -z "$sanitizer" ]; then
+  record FAIL "compute-sanitizer (not found in PATH, \$CUDA_HOME/bin or /usr/local/cuda/bin)"
+elif wants sanitizers; then
   for tool in ${tools//,/ }; do
     # synccheck misreports clusters of 16, even for kernels without a DSMEM exchange:
     # it checks clusters of up to 8.
@@ -144,7 +156,7 @@ if wants sanitizers; then
       step "$name (every variant, small shapes, clusters up to $maxp)"
       log="$logs/sanitizer-$tool${sel:+-$w}.txt"
       CREDIT_GPU_TEST_SCOPE=tiny CREDIT_GPU_TEST_MAX_P=$maxp \
-        compute-sanitizer --tool "$tool" --error-exitcode 9 "$gpu_tests" "every variant*" "${sel[@]}" > "$log" 2>&1
+        "$sanitizer" --tool "$tool" --error-exitcode 9 "$gpu_tests" "every variant*" "${sel[@]}" > "$log" 2>&1
       rc=$?; tail -3 "$log"
       [ $rc -eq 0 ] && record PASS "$name" || record FAIL "$name (exit $rc)"
     done
