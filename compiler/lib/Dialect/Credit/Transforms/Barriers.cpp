@@ -3,7 +3,9 @@
 // K, the cluster-wide barriers per row, for each exchange protocol:
 //   sync:     the paper's replicated all-gather: per stage one barrier after
 //             the pushes (partials visible) and one before the slots are
-//             reused (the last one doubles as seed 001's exit rule): K = 2L.
+//             reused (the last one also keeps every CTA resident until its
+//             peers are done with its shared memory, as the CUDA Programming
+//             Guide requires of distributed shared memory): K = 2L.
 //   mbarrier: per-stage transaction mbarriers, initialised once and published
 //             with one cluster barrier at set-up; stages wait on local
 //             mbarriers only: K = 1 (0 without stages).
@@ -27,6 +29,18 @@ Barriers mlir::credit::computeBarriers(KernelOp kernel) {
   Barriers k;
   k.sync = static_cast<int>(2 * L);
   k.mbarrier = L > 0 ? 1 : 0;
+  return k;
+}
+
+FailureOr<Barriers> mlir::credit::readBarriers(KernelOp kernel) {
+  auto d = kernel->getAttrOfType<DictionaryAttr>("credit.barriers");
+  auto sync = d ? d.getAs<IntegerAttr>("sync") : IntegerAttr();
+  auto mbarrier = d ? d.getAs<IntegerAttr>("mbarrier") : IntegerAttr();
+  if (!sync || !mbarrier)
+    return kernel.emitError("credit.barriers is missing or malformed (run credit-barriers first)");
+  Barriers k;
+  k.sync = static_cast<int>(sync.getInt());
+  k.mbarrier = static_cast<int>(mbarrier.getInt());
   return k;
 }
 
