@@ -231,8 +231,10 @@ def main(argv=None):
     all_ratios = [e["ratio"] for r in results for e in r["kernels"].values() if "ratio" in e]
     auto_ratios = [r["kernels"]["auto"]["ratio"] for r in results if "ratio" in r["kernels"].get("auto", {})]
     print()
-    print(f"{len(all_ratios)} kernels compared in {time.time() - t_start:.0f} s: geomean new/old "
-          f"{geomean(all_ratios):.4f}" + (f", launch_auto {geomean(auto_ratios):.4f}" if auto_ratios else ""))
+    g = geomean(all_ratios)
+    print(f"{len(all_ratios)} kernels compared in {time.time() - t_start:.0f} s"
+          + (f": geomean new/old {g:.4f}" if g else "")
+          + (f", launch_auto {geomean(auto_ratios):.4f}" if auto_ratios else ""))
     print(f"{len(flagged)} beyond +-{args.tolerance:.0%}" + (":" if flagged else ""))
     for name, N, lab, ratio, o, n in sorted(flagged, key=lambda x: -abs(x[3] - 1)):
         print(f"  {name} N={N} {lab}: {ratio:.3f} (old {o:.4f} ms, new {n:.4f} ms)")

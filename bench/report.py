@@ -259,6 +259,7 @@ def markdown(doc, shapes, head, plot_files=()):
     lines.append(f"**Geometric-mean speedup at N = {head['geomean_N']} (six paper workloads): "
                  + (f"{g:.3f}x**" if g is not None else
                     f"incomplete** (missing {', '.join(head['geomean_missing'])})"))
+    lines.append("")
     lines.append(f"**At N >= {COPY_FROM_N}: {head['copy_at_goal']} of {head['copy_shapes']} shapes at "
                  f">= {COPY_GOAL:.0%} of copy bandwidth.**")
     lines += ["", "## Speedup of creditc_auto over the strongest peer", ""]
@@ -276,9 +277,10 @@ def markdown(doc, shapes, head, plot_files=()):
     for s in shapes:
         p = s["peers_ms"]
         sp = f"{s['speedup']:.3f}" if s["speedup"] else "-"
+        fu = f"{s['first_use_ms']:.1f}" if s["first_use_ms"] is not None else "-"
         lines.append(
             f"| {s['workload']} | {s['M']} | {s['N']} | {_ms(s['auto_ms'])} | {s['auto_plan'] or '-'} | "
-            f"{_ms(s['first_use_ms'])} | {_ms(s['fastest_ms'])} | {s['fastest_variant'] or '-'} | "
+            f"{fu} | {_ms(s['fastest_ms'])} | {s['fastest_variant'] or '-'} | "
             f"{_ms(p.get('eager'))} | {_ms(p.get('torch_compile_default'))} | "
             f"{_ms(p.get('torch_compile_max_autotune'))} | {_ms(p.get('triton_autotuned'))} | "
             f"{s['peer_best'] or '-'} | {sp} | "

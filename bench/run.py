@@ -183,13 +183,13 @@ def run_metadata(args, torch, copy_gbps):
         triton_version = None
     from benchlib import checks
     from benchlib.creditlib import nvcc_version
-    nv = nvcc_version().splitlines()
+    nv = [ln for ln in nvcc_version().splitlines() if "release" in ln]
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": {"name": props.name, "sms": props.multi_processor_count,
                    "capability": f"{props.major}.{props.minor}",
                    "memory_GiB": round(props.total_memory / 2**30, 1)},
-        "driver": driver, "cuda": torch.version.cuda, "nvcc": nv[-1] if nv else None,
+        "driver": driver, "cuda": torch.version.cuda, "nvcc": nv[0].strip() if nv else None,
         "torch": torch.__version__, "triton": triton_version, "python": platform.python_version(),
         "commit": gen_commit(args), "gen": os.path.abspath(args.gen) if args.gen else None,
         "copy_GBps": copy_gbps,
