@@ -233,7 +233,7 @@ class Runner:
     def creditc_fastest(self, sh, rec):
         torch, k = self.torch, self.kernels[sh.wl.name]
         from benchlib.creditlib import ApiError, label
-        outs = sh.wl.alloc_outputs(sh.M, sh.N, dtype=sh.dtype)
+        outs = sh.wl.alloc_outputs(sh.M, sh.N, device=sh.inputs[0].device, dtype=sh.dtype)
         ptrs = [t.data_ptr() for t in sh.inputs + outs]
         stream = torch.cuda.current_stream().cuda_stream
         variants, excluded, best = {}, {}, None
@@ -291,7 +291,7 @@ class Runner:
     def creditc_auto(self, sh, rec):
         torch, k = self.torch, self.kernels[sh.wl.name]
         from benchlib.creditlib import ApiError
-        outs = sh.wl.alloc_outputs(sh.M, sh.N, dtype=sh.dtype)
+        outs = sh.wl.alloc_outputs(sh.M, sh.N, device=sh.inputs[0].device, dtype=sh.dtype)
         ptrs = [t.data_ptr() for t in sh.inputs + outs]
         stream = torch.cuda.current_stream().cuda_stream
         if k.last_plan(sh.M, sh.N) is not None:
@@ -329,7 +329,7 @@ class Runner:
         """A peer that returns new tensors: poisoned blocks offered to the allocator, first call
         (prepare: compilation happens there) checked, then timed."""
         torch = self.torch
-        self.checks.prepoison(sh.wl.output_specs(sh.M, sh.N, sh.dtype))
+        self.checks.prepoison(sh.wl.output_specs(sh.M, sh.N, sh.dtype), sh.inputs[0].device)
         t0 = time.perf_counter()
         outs = prepare()
         torch.cuda.synchronize()
@@ -355,7 +355,7 @@ class Runner:
     def triton_autotuned(self, sh, rec):
         torch = self.torch
         import triton_kernels
-        outs = sh.wl.alloc_outputs(sh.M, sh.N, dtype=sh.dtype)
+        outs = sh.wl.alloc_outputs(sh.M, sh.N, device=sh.inputs[0].device, dtype=sh.dtype)
         fn = lambda: sh.wl.triton(*sh.inputs, *outs)  # noqa: E731
         t0 = time.perf_counter()
         fn()  # autotunes, or runs the recorded choice

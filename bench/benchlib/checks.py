@@ -81,5 +81,6 @@ def poison(outs):
 def prepoison(specs, device="cuda"):
     bufs = [torch.empty(shape, dtype=dtype, device=device) for shape, dtype in specs]
     poison(bufs)
-    torch.cuda.synchronize()
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
     del bufs
