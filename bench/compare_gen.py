@@ -96,6 +96,117 @@ def plan_text(p):
     return {"reread": "rr", "staged": "st"}.get(p["variant"], str(p["variant"]))
 
 
+class IsolationError(RuntimeError):
+    """The two libraries of one kernel share state."""
+
+
+class Env:
+    """What compare_shape needs besides the kernels (torch, timing, checks, device, figures)."""
+
+    def __init__(self, torch, timing, checks, device, reps, warmup, tolerance):
+        self.torch, self.timing, self.checks, self.device = torch, timing, checks, device
+        self.reps, self.warmup, self.tolerance = reps, warmup, tolerance
+
+
+def compare_shape(wl, ko, kn, N, M, env):
+    """Checks and times launch_auto and every common variant of the old (ko) and new (kn) library
+    at (M, N). Returns (row, {"failures", "flagged", "plans_differ"}); IsolationError when a plan
+    made by one library's dispatch shows in the other's."""
+    torch, checks, name = env.torch, env.checks, wl.name
+    ins = wl.make_inputs(M, N, seed=N, device=env.device)
+    ref = checks.reference(wl, ins)
+    tol = checks.tolerance(ins[0].dtype)
+    outs = {s: wl.alloc_outputs(M, N, device=env.device) for s in ("old", "new")}
+    ptrs = {s: [t.data_ptr() for t in ins + outs[s]] for s in outs}
+    lib = {"old": ko, "new": kn}
+    stream = torch.cuda.current_stream().cuda_stream
+    row = {"workload": name, "M": M, "N": N, "kernels": {}, "first_use_ms": {}, "plan": {}}
+    msgs = {"failures": [], "flagged": [], "plans_differ": []}
+
+    fns = {}
+    common = set(ko.configs(N)) & set(kn.configs(N))
+    only = set(ko.configs(N)) ^ set(kn.configs(N))
+    if only:
+        row["only_in_one_set"] = sorted(C.label(*c) for c in only)
+    for v, P, proto in sorted(common, key=lambda c: COLUMNS.index(C.label(*c))):
+        fns[C.label(v, P, proto)] = {s: lib[s].launcher(v, P, proto, ptrs[s], M, N, stream) for s in lib}
+    if ko.has_dispatch and kn.has_dispatch:
+        # Load every variant's kernels, then the first launch_auto of each set; a plan made by
+        # one library's dispatch must not be visible to the other's.
+        for f in fns.values():
+            for s in f:
+                try:
+                    f[s]()
+                except C.ApiError:
+                    pass
+        torch.cuda.synchronize()
+        autos = {s: lib[s].auto_launcher(ptrs[s], M, N, stream) for s in lib}
+        if ko.last_plan(M, N) is not None or kn.last_plan(M, N) is not None:
+            raise IsolationError("a dispatch holds a plan for the shape before its first call")
+        for s in ("old", "new"):
+            t0 = time.perf_counter()
+            try:
+                autos[s]()
+                torch.cuda.synchronize()
+            except C.ApiError as e:
+                row["first_use_ms"][s] = None
+                row.setdefault("auto_error", {})[s] = str(e)
+                continue
+            row["first_use_ms"][s] = (time.perf_counter() - t0) * 1e3
+            row["plan"][s] = lib[s].last_plan(M, N)
+            if s == "old" and kn.last_plan(M, N) is not None:
+                raise IsolationError("the old library's plan is visible to the new one: the two dispatch "
+                                     "caches are shared")
+        fns = {"auto": autos, **fns}
+        if plan_text(row["plan"].get("old")) != plan_text(row["plan"].get("new")):
+            msgs["plans_differ"].append(f"{name} N={N}: {plan_text(row['plan'].get('old'))} > "
+                                        f"{plan_text(row['plan'].get('new'))}")
+
+    for lab, f in fns.items():
+        entry, ok = {}, True
+        for s in ("old", "new"):
+            try:
+                checks.poison(outs[s])
+                f[s]()
+                torch.cuda.synchronize()
+            except C.ApiError as e:
+                entry[f"{s}_error"] = str(e)
+                ok = False
+                continue
+            err = checks.max_rel_err(outs[s], ref)
+            entry[f"{s}_err"] = err
+            if not err <= tol:
+                msgs["failures"].append(f"{name} N={N} {lab} ({s}): max_rel_err {err:.3g}")
+                ok = False
+        if ok:
+            t_old, t_new = env.timing.bench_interleaved([f["old"], f["new"]], reps=env.reps, warmup=env.warmup)
+            entry.update(old_ms=t_old["median_ms"], new_ms=t_new["median_ms"],
+                         ratio=t_new["median_ms"] / t_old["median_ms"])
+            if abs(entry["ratio"] - 1) > env.tolerance:
+                msgs["flagged"].append((name, N, lab, entry["ratio"], t_old["median_ms"], t_new["median_ms"]))
+        row["kernels"][lab] = entry
+    return row, msgs
+
+
+def header():
+    legend = ", ".join(f"{v}={k}" for k, v in SHORT.items() if k != v)
+    return (f"new/old time ratio per kernel (< 1: new faster; x: failed or refused; -: not generated); {legend}\n"
+            f"{'workload':<19} {'N':>7}  {'plan old>new':<12}" + "".join(f"{SHORT[c]:>7}" for c in COLUMNS)
+            + "  worst")
+
+
+def table_line(row):
+    cells = []
+    for c in COLUMNS:
+        e = row["kernels"].get(c)
+        cells.append(f"{e['ratio']:7.3f}" if e and "ratio" in e else f"{'x' if e is not None else '-':>7}")
+    ratios = [e["ratio"] for e in row["kernels"].values() if "ratio" in e]
+    worst = max(ratios, key=lambda r: abs(r - 1)) if ratios else None
+    plan = f"{plan_text(row['plan'].get('old'))}>{plan_text(row['plan'].get('new'))}" if row["plan"] else "-"
+    return (f"{row['workload']:<19} {row['N']:>7}  {plan:<12}" + "".join(cells)
+            + (f"  {worst:.3f}" if worst else ""))
+
+
 def main(argv=None):
     args = parse_args(argv)
     t_start = time.time()
@@ -132,100 +243,22 @@ def main(argv=None):
             return 1
         sets[name] = (ko, kn)
 
-    stream = torch.cuda.current_stream().cuda_stream
+    env = Env(torch, timing, checks, "cuda", args.reps, args.warmup, args.tolerance)
     results, failures, flagged, plans_differ = [], [], [], []
-    print(f"new/old time ratio per kernel (< 1: new faster); {', '.join(f'{v}={k}' for k, v in SHORT.items() if k != v)}")
-    print(f"{'workload':<19} {'N':>7}  {'plan old>new':<12}" + "".join(f"{SHORT[c]:>7}" for c in COLUMNS) + "  worst")
+    print(header())
     for name in args.workload_list:
         ko, kn = sets[name]
-        wl = WORKLOADS[name]
         for N in args.n_list:
-            M = S.rows_for(N)
-            ins = wl.make_inputs(M, N, seed=N, device="cuda")
-            ref = checks.reference(wl, ins)
-            tol = checks.tolerance(torch.float32)
-            outs = {"old": wl.alloc_outputs(M, N), "new": wl.alloc_outputs(M, N)}
-            ptrs = {s: [t.data_ptr() for t in ins + outs[s]] for s in outs}
-            lib = {"old": ko, "new": kn}
-            row = {"workload": name, "M": M, "N": N, "kernels": {}, "first_use_ms": {}, "plan": {}}
-
-            fns = {}
-            both = sorted(set(ko.configs(N)) & set(kn.configs(N)), key=lambda c: COLUMNS.index(C.label(*c)))
-            only = set(ko.configs(N)) ^ set(kn.configs(N))
-            if only:
-                row["only_in_one_set"] = sorted(C.label(*c) for c in only)
-            for v, P, proto in both:
-                fns[C.label(v, P, proto)] = {s: lib[s].launcher(v, P, proto, ptrs[s], M, N, stream) for s in lib}
-            if ko.has_dispatch and kn.has_dispatch:
-                # Load the kernels, then the first launch_auto of each set; a plan made by one
-                # library's dispatch must not be visible to the other's.
-                for f in fns.values():
-                    for s in f:
-                        try:
-                            f[s]()
-                        except C.ApiError:
-                            pass
-                torch.cuda.synchronize()
-                autos = {s: lib[s].auto_launcher(ptrs[s], M, N, stream) for s in lib}
-                if ko.last_plan(M, N) is not None or kn.last_plan(M, N) is not None:
-                    print(f"compare_gen: {name} N={N}: a dispatch holds a plan before its first call",
-                          file=sys.stderr)
-                    return 1
-                for s in ("old", "new"):
-                    t0 = time.perf_counter()
-                    try:
-                        autos[s]()
-                        torch.cuda.synchronize()
-                    except C.ApiError as e:
-                        row["first_use_ms"][s] = None
-                        row.setdefault("auto_error", {})[s] = str(e)
-                        continue
-                    row["first_use_ms"][s] = (time.perf_counter() - t0) * 1e3
-                    row["plan"][s] = lib[s].last_plan(M, N)
-                    if s == "old" and kn.last_plan(M, N) is not None:
-                        print(f"compare_gen: {name} N={N}: the old library's plan is visible to the new "
-                              "one: the two dispatch caches are shared", file=sys.stderr)
-                        return 1
-                fns = {"auto": autos, **fns}
-                if plan_text(row["plan"].get("old")) != plan_text(row["plan"].get("new")):
-                    plans_differ.append(f"{name} N={N}: {plan_text(row['plan'].get('old'))} > "
-                                        f"{plan_text(row['plan'].get('new'))}")
-
-            for lab, f in fns.items():
-                entry = {}
-                ok = True
-                for s in ("old", "new"):
-                    try:
-                        checks.poison(outs[s])
-                        f[s]()
-                        torch.cuda.synchronize()
-                        err = checks.max_rel_err(outs[s], ref)
-                    except C.ApiError as e:
-                        entry[f"{s}_error"] = str(e)
-                        ok = False
-                        continue
-                    entry[f"{s}_err"] = err
-                    if not err <= tol:
-                        failures.append(f"{name} N={N} {lab} ({s}): max_rel_err {err:.3g}")
-                        ok = False
-                if ok:
-                    t_old, t_new = timing.bench_interleaved([f["old"], f["new"]], reps=args.reps, warmup=args.warmup)
-                    entry.update(old_ms=t_old["median_ms"], new_ms=t_new["median_ms"],
-                                 ratio=t_new["median_ms"] / t_old["median_ms"])
-                    if abs(entry["ratio"] - 1) > args.tolerance:
-                        flagged.append((name, N, lab, entry["ratio"], t_old["median_ms"], t_new["median_ms"]))
-                row["kernels"][lab] = entry
+            try:
+                row, msgs = compare_shape(WORKLOADS[name], ko, kn, N, S.rows_for(N), env)
+            except IsolationError as e:
+                print(f"compare_gen: {name} N={N}: {e}", file=sys.stderr)
+                return 1
             results.append(row)
-            cells = []
-            for c in COLUMNS:
-                e = row["kernels"].get(c)
-                cells.append(f"{e['ratio']:7.3f}" if e and "ratio" in e else f"{'x' if e else '-':>7}")
-            ratios = [e["ratio"] for e in row["kernels"].values() if "ratio" in e]
-            worst = max(ratios, key=lambda r: abs(r - 1)) if ratios else None
-            plan = f"{plan_text(row['plan'].get('old'))}>{plan_text(row['plan'].get('new'))}" if row["plan"] else "-"
-            print(f"{name:<19} {N:>7}  {plan:<12}" + "".join(cells)
-                  + (f"  {worst:.3f}" if worst else ""), flush=True)
-            del ins, ref, outs, ptrs, fns
+            failures += msgs["failures"]
+            flagged += msgs["flagged"]
+            plans_differ += msgs["plans_differ"]
+            print(table_line(row), flush=True)
             torch.cuda.empty_cache()
 
     all_ratios = [e["ratio"] for r in results for e in r["kernels"].values() if "ratio" in e]

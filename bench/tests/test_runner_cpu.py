@@ -1,7 +1,6 @@
 """bench/run.py's measurement logic on the CPU, with a stand-in for a generated library (skipped
 without torch): what a record holds for creditc_fastest, creditc_auto and eager, and how failed
 checks and refused launches are recorded."""
-import ctypes
 import os
 import sys
 import types
@@ -17,64 +16,7 @@ except ImportError:
     torch = None
 
 import run  # noqa: E402
-from benchlib import creditlib as C  # noqa: E402
-
-
-class FakeKernel:
-    """Launchers that write the eager peer's outputs through the raw pointers they are given."""
-
-    def __init__(self, wl, inputs, times, broken=(), refused=(), plan=None):
-        self.wl, self.by_ptr, self.times = wl, {t.data_ptr(): t for t in inputs}, times
-        self.broken, self.refused, self.plan_to_make, self.plans = broken, refused, plan, {}
-        self.has_dispatch = True
-        self.calls = []
-
-    def configs(self, N):
-        return [("reread", 1, 0), ("staged", 1, 0), ("cluster", 2, 0), ("cluster", 4, 1)]
-
-    def _write(self, ptrs, broken):
-        n = len(self.wl.inputs)
-        outs = self.wl.eager(*[self.by_ptr[p] for p in ptrs[:n]])
-        if broken:
-            return  # leaves the poison
-        for o, p in zip(outs, ptrs[n:]):
-            o = o.contiguous()
-            ctypes.memmove(p, o.data_ptr(), o.numel() * o.element_size())
-
-    def launcher(self, v, P, proto, ptrs, M, N, stream):
-        lab = C.label(v, P, proto)
-
-        def fn():
-            self.calls.append(lab)
-            if lab in self.refused:
-                raise C.ApiError(f"{lab}: launch status 5: cluster too large")
-            self._write(ptrs, lab in self.broken)
-        fn._ms = self.times.get(lab, 1.0)
-        return fn
-
-    def auto_launcher(self, ptrs, M, N, stream):
-        def fn():
-            self.plans[(M, N)] = self.plan_to_make
-            self._write(ptrs, "auto" in self.broken)
-        fn._ms = self.times.get("auto", 1.0)
-        return fn
-
-    def last_plan(self, M, N):
-        return self.plans.get((M, N))
-
-
-def fake_timing():
-    def bench(fn, reps=15, warmup=5):
-        fn()
-        ms = getattr(fn, "_ms", 0.5)
-        return {"median_ms": ms, "min_ms": ms, "all": [ms] * reps}
-    return types.SimpleNamespace(bench=bench)
-
-
-def fake_torch():
-    cuda = types.SimpleNamespace(synchronize=lambda: None, empty_cache=lambda: None,
-                                 current_stream=lambda: types.SimpleNamespace(cuda_stream=0))
-    return types.SimpleNamespace(cuda=cuda)
+from bench.tests.fakes import FakeKernel, fake_timing, fake_torch  # noqa: E402
 
 
 @unittest.skipIf(torch is None, "torch not installed")
