@@ -85,7 +85,8 @@ def _prune(configs, named_args, **kwargs):
 
 def _autotune(*extra_key):
     """@triton.autotune over CONFIGS, keyed on (M, N) and any constexpr that selects the math."""
-    return triton.autotune(configs=CONFIGS, key=["M", "N", *extra_key], prune_configs_by={"early_config_prune": _prune})
+    return triton.autotune(configs=CONFIGS, key=["M", "N", *extra_key],
+                           prune_configs_by={"early_config_prune": _prune})
 
 
 # ---- the tuned choices, kept across processes ----------------------------------------------
@@ -105,9 +106,14 @@ def set_tune_cache(path):
             _TUNE_CACHE["data"] = {}
 
 
+_DEVICE_NAMES = {}
+
+
 def _tune_key(name, M, N, x):
-    import torch
-    dev = torch.cuda.get_device_name(x.device)
+    dev = _DEVICE_NAMES.get(x.device)
+    if dev is None:
+        import torch
+        dev = _DEVICE_NAMES[x.device] = torch.cuda.get_device_name(x.device)
     return f"{name}|{x.dtype}|M={M}|N={N}|{dev}|triton {triton.__version__}|space {SPACE_ID}"
 
 
