@@ -132,7 +132,8 @@ def dry_run(args, doc):
     units = planned_units(args, doc)
     todo = [u for u in units if args.force or not u[4]]
     shapes = sorted({(u[0], u[1]) for u in todo})
-    print(f"{len(units)} (shape, impl) units, {len(units) - len(todo)} already in {args.results}"
+    print(f"{len(units)} (shape, impl) units, {len(units) - len(todo)} already measured "
+          f"({', '.join([args.results] + args.resume)})"
           + (" (--force: measured again)" if args.force else ""), flush=True)
     for w, N, M, impl, done in units:
         if args.force or not done:

@@ -26,7 +26,7 @@ class PlanTest(unittest.TestCase):
     def test_measured_records_are_skipped_unless_forced(self):
         rc, out = dry("--results", SMALL, "--workloads", "softmax", "--N", "65536")
         self.assertEqual(rc, 0)
-        self.assertIn("6 (shape, impl) units, 4 already in", out)
+        self.assertIn("6 (shape, impl) units, 4 already measured", out)
         listed = [ln.split()[3] for ln in out.splitlines() if ln.startswith("  softmax")]
         self.assertEqual(listed, ["triton_autotuned", "torch_compile_max_autotune"])
         rc, out = dry("--results", SMALL, "--workloads", "softmax", "--N", "65536", "--force")
@@ -37,7 +37,7 @@ class PlanTest(unittest.TestCase):
             rc, out = dry("--results", os.path.join(t, "new.json"), "--resume", SMALL,
                           "--workloads", "layernorm", "--N", "65536,131072")
         self.assertEqual(rc, 0)
-        self.assertIn("12 (shape, impl) units, 6 already in", out)
+        self.assertIn("12 (shape, impl) units, 6 already measured", out)
         self.assertNotIn("N=65536", out)
 
     def test_run_order_and_rows(self):
