@@ -13,22 +13,17 @@
 
 #include <cuda_runtime.h>
 
-#include <mutex>
-
 #include "credit/device/workload.cuh"
 #include "credit/runtime/FormPolicy.h"
 #include "credit/runtime/LaunchCheck.h"
 #include "credit/runtime/Ring.h"
+#include "credit/runtime/RowClaimLease.h"
 #include "credit/runtime/SmemLayout.h"
 #include "credit/runtime/Target.h"
 
-// Hidden visibility: every shared library built from a generated file has its own copy
-// of these functions and of their state (the row-claim lease, the dispatch cache).
-#if defined(__GNUC__)
-#define CREDIT_HOST_LOCAL __attribute__((visibility("hidden")))
-#else
-#define CREDIT_HOST_LOCAL
-#endif
+// The host namespace has hidden visibility (RowClaimLease.h): every shared library
+// built from a generated file has its own copy of these functions and of their state
+// (the row-claim lease, the dispatch cache).
 
 namespace credit {
 namespace CREDIT_HOST_LOCAL host {
@@ -124,65 +119,6 @@ inline void deviceSmem(const Workload& w, int& perSm, int& optin) {
     optin = 0;
   }
 }
-
-// The persistent form's row-claim counter, handed to one launch at a time per device:
-// each launch first waits, on its own stream, for an event recorded after the previous
-// one, whatever its stream, so no two launches run on the counter at once; each leaves
-// it zero. No counter (the static rows) while the stream is being captured (a graph
-// may run on any stream, several times at once), for more than INT_MAX rows, on a
-// device past kRowClaimMaxDevices, or where a call fails.
-constexpr int kRowClaimMaxDevices = 64;
-class RowClaimLease {
- public:
-  RowClaimLease(const void* symbol, bool wanted, long long M, cudaStream_t stream) : stream_(stream) {
-    if (!wanted || symbol == nullptr || M > 0x7fffffffLL) return;
-    int dev = 0;
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
-      (void)cudaGetLastError();  // ours: the launch reports what is wrong with the device or stream
-      return;
-    }
-    if (dev < 0 || dev >= kRowClaimMaxDevices || capture != cudaStreamCaptureStatusNone) return;
-    static std::mutex mutex;
-    static cudaEvent_t last[kRowClaimMaxDevices] = {};
-    lock_ = std::unique_lock<std::mutex>(mutex);
-    if (last[dev] == nullptr && cudaEventCreateWithFlags(&last[dev], cudaEventDisableTiming) != cudaSuccess) {
-      last[dev] = nullptr;
-      (void)cudaGetLastError();
-      lock_.unlock();
-      return;
-    }
-    // Looked up on every launch: after cudaDeviceReset the module, and the counter with
-    // it, may be loaded elsewhere. The event is kept whatever its wait returns: a new one
-    // would not order this launch after the last.
-    void* counter = nullptr;
-    if (cudaGetSymbolAddress(&counter, symbol) != cudaSuccess || cudaStreamWaitEvent(stream, last[dev], 0) != cudaSuccess) {
-      (void)cudaGetLastError();
-      lock_.unlock();
-      return;
-    }
-    counter_ = static_cast<unsigned*>(counter);
-    event_ = last[dev];
-  }
-  RowClaimLease(const RowClaimLease&) = delete;
-  RowClaimLease& operator=(const RowClaimLease&) = delete;
-  unsigned* counter() const { return counter_; }
-  // After a launch with the counter: the next one waits for this one (here, if the
-  // event cannot be recorded).
-  void launched() {
-    if (counter_ == nullptr) return;
-    if (cudaEventRecord(event_, stream_) != cudaSuccess) {
-      (void)cudaGetLastError();
-      (void)cudaStreamSynchronize(stream_);
-    }
-  }
-
- private:
-  cudaStream_t stream_;
-  std::unique_lock<std::mutex> lock_;
-  unsigned* counter_ = nullptr;
-  cudaEvent_t event_ = nullptr;
-};
 
 // One launch: the kernel, the geometry that sets its CTA size and Eq. 3 bound, its
 // grid (M * P CTAs; `persistent`: the resident clusters only) and its arguments.
@@ -286,6 +222,87 @@ inline bool vec4Ok(const Workload& w, const void* const* args, long long N) {
 
 inline Form byProtocol(int protocol, Form sync, Form mbarrier) { return protocol == 0 ? sync : mbarrier; }
 
+// How form f launches at (N, P): its kernel, CTA size, SMEM and Eq. 3 bound. The
+// persistent forms' SMEM and ring are the caller's (they depend on the ring).
+inline LaunchSpec specOf(const Workload& w, Form f, bool vec4, long long N, int P) {
+  const int Pc = P < 1 ? 1 : P;  // for the SMEM formulas only; validateLaunch rejects a bad P
+  LaunchSpec s;
+  s.kernel = findKernel(w, f, vec4);
+  s.geometry = w.geometry;
+  s.checkLegal = true;
+  s.protocol = f == Form::ClusterSync || f == Form::ClusterRegsSync || f == Form::ClusterWideSync ||
+                       f == Form::ClusterPartialSync || f == Form::ControlSync
+                   ? Protocol::Sync
+               : f == Form::ClusterMbarrier || f == Form::ClusterRegsMbarrier || f == Form::ClusterWideMbarrier ||
+                       f == Form::ClusterPartialMbarrier || f == Form::ControlMbarrier || f == Form::Persistent ||
+                       f == Form::PersistentHalves || f == Form::PersistentClaims || f == Form::PersistentHalvesClaims
+                   ? Protocol::Mbarrier
+                   : Protocol::Sync;
+  const Protocol proto = s.protocol;
+  switch (f) {
+    case Form::ClusterSync:
+    case Form::ClusterMbarrier:
+      s.cluster = true;
+      s.loadBalance = clusterLoadBalancing(false);
+      s.smemBytes = smemBytes(w.geometry, N, Pc, proto);
+      break;
+    case Form::ClusterRegsSync:
+    case Form::ClusterRegsMbarrier:  // the slice in registers: SMEM holds the exchange only
+      s.cluster = true;
+      s.loadBalance = clusterLoadBalancing(false);
+      s.checkLegal = false;
+      s.smemBytes = scratchBytes(w.geometry, Pc, proto);
+      break;
+    case Form::ClusterWideSync:
+    case Form::ClusterWideMbarrier:
+      s.cluster = true;
+      s.loadBalance = clusterLoadBalancing(false);
+      s.geometry = w.wideGeometry;
+      s.smemBytes = smemBytes(w.wideGeometry, N, Pc, proto);
+      break;
+    case Form::ClusterPartialSync:
+    case Form::ClusterPartialMbarrier:  // legal where the full form is: one bound for every cluster form
+      s.cluster = true;
+      s.loadBalance = clusterLoadBalancing(true);
+      s.smemBytes = smemBytes(w.partialGeometry, N, Pc, proto);
+      break;
+    case Form::Persistent:
+    case Form::PersistentHalves:
+    case Form::PersistentClaims:
+    case Form::PersistentHalvesClaims:
+      s.cluster = true;
+      s.persistent = true;
+      s.geometry = w.wideGeometry;
+      break;
+    case Form::Staged:
+      s.smemBytes = smemBytes(w.geometry, N, 1, Protocol::Sync);
+      break;
+    case Form::StagedRegs:
+    case Form::StagedRegsWide:  // the row in registers, SMEM for the scratch only
+    case Form::Reread:          // nothing retained
+      s.checkLegal = false;
+      s.smemBytes = scratchBytes(w.geometry, 1, Protocol::Sync);
+      break;
+    case Form::StagedWide:
+      s.geometry = w.wideGeometry;
+      s.smemBytes = smemBytes(w.wideGeometry, N, 1, Protocol::Sync);
+      break;
+    case Form::StagedRegsWideWide:
+    case Form::StagedRegsDeepWide:
+      s.checkLegal = false;
+      s.geometry = w.wideGeometry;
+      s.smemBytes = scratchBytes(w.wideGeometry, 1, Protocol::Sync);
+      break;
+    case Form::ControlSync:
+    case Form::ControlMbarrier:  // the default placement: the profiles' T_ctrl were measured with it
+      s.cluster = true;
+      s.data = false;
+      s.smemBytes = smemBytes(w.geometry, N, Pc, proto);
+      break;
+  }
+  return s;
+}
+
 // The persistent form's ring at (N, P) on this device: no units where it does not run
 // (usePersistent; `whereFits`: wherever it can run, persistentFits), else
 // persistentRing; half slices only where every kept input is first read by the first pass.
@@ -299,6 +316,24 @@ inline PersistentRing persistentRingFor(const Workload& w, long long N, int P, b
   return run ? persistentRing(w.wideGeometry, N, P, optin, halves) : PersistentRing{0, 1};
 }
 
+// A persistent launch with `ring`: with a row-claim counter (`rowClaims`, and the lease
+// got one) the claims' kernel, else the static rows' kernel.
+inline int launchPersistent(const Workload& w, PersistentRing ring, bool rowClaims, const void* const* args,
+                            long long M, long long N, int P, cudaStream_t stream) {
+  RowClaimLease lease(w.rowClaims, rowClaims, M, stream);
+  const bool claims = lease.counter() != nullptr;
+  LaunchSpec s = specOf(w,
+                        ring.pieces == 2 ? (claims ? Form::PersistentHalvesClaims : Form::PersistentHalves)
+                                         : (claims ? Form::PersistentClaims : Form::Persistent),
+                        true, N, P);
+  s.smemBytes = persistentSmemBytes(w.wideGeometry, N, P, ring.units, ring.pieces);
+  s.ring = ring.units;
+  s.rowClaims = lease.counter();
+  const int status = launchSpec(w, s, args, M, N, P, stream);
+  if (status == kStatusOk) lease.launched();
+  return status;
+}
+
 // The cluster launcher. regsOk: the slice in registers where it fits ("cluster_regs");
 // partialOk: the partial form where usePartialRetention holds (false: "cluster_full");
 // persistentMode: 0 never, 1 where usePersistent holds (the launch API), 2 wherever
@@ -310,57 +345,26 @@ inline int launchClusterWith(const Workload& w, const void* const* args, long lo
   if (M == 0) return kStatusOk;
   const bool vec4 = vec4Ok(w, args, N);
   const Protocol proto = protocol == 0 ? Protocol::Sync : Protocol::Mbarrier;
-  const int Pc = P < 1 ? 1 : P;  // for the SMEM formulas only; validateLaunch rejects a bad P
-  LaunchSpec s;
-  s.cluster = true;
-  s.protocol = proto;
-  s.checkLegal = true;
-  s.geometry = w.geometry;
+  const int Pc = P < 1 ? 1 : P;
   if (persistentMode != 0 && protocol == 1 && vec4 && hasForm(w, Form::Persistent)) {
     const PersistentRing ring = persistentRingFor(w, N, P, persistentMode >= 2);
-    if (ring.units > 0) {
-      RowClaimLease lease(w.rowClaims, persistentMode != 3 && useRowClaims(P), M, stream);
-      const bool claims = lease.counter() != nullptr;
-      s.kernel = findKernel(w, ring.pieces == 2 ? (claims ? Form::PersistentHalvesClaims : Form::PersistentHalves)
-                                                : (claims ? Form::PersistentClaims : Form::Persistent),
-                            true);
-      s.geometry = w.wideGeometry;
-      s.persistent = true;
-      s.smemBytes = persistentSmemBytes(w.wideGeometry, N, P, ring.units, ring.pieces);
-      s.ring = ring.units;
-      s.rowClaims = lease.counter();
-      const int status = launchSpec(w, s, args, M, N, P, stream);
-      if (status == kStatusOk) lease.launched();
-      return status;
-    }
+    if (ring.units > 0)
+      return launchPersistent(w, ring, persistentMode != 3 && useRowClaims(P), args, M, N, P, stream);
   }
+  Form f = byProtocol(protocol, Form::ClusterSync, Form::ClusterMbarrier);
   if (regsOk && hasForm(w, Form::ClusterRegsSync) && N >= 1 && sliceElems(N, Pc) <= regsWideMaxN(w.geometry.threads)) {
-    s.kernel = findKernel(w, byProtocol(protocol, Form::ClusterRegsSync, Form::ClusterRegsMbarrier), vec4);
-    s.loadBalance = clusterLoadBalancing(false);
-    s.checkLegal = false;  // the slice is in registers: SMEM holds the exchange only
-    s.smemBytes = scratchBytes(w.geometry, Pc, proto);
-    return launchSpec(w, s, args, M, N, P, stream);
+    f = byProtocol(protocol, Form::ClusterRegsSync, Form::ClusterRegsMbarrier);
+  } else {
+    const long long full = smemBytes(w.geometry, N, Pc, proto);
+    int perSm = 0, optin = 0;
+    deviceSmem(w, perSm, optin);
+    if (partialOk && w.hasPartial &&
+        usePartialRetention(full, smemBytes(w.partialGeometry, N, Pc, proto), Pc, w.partialDropReadLate, perSm, optin))
+      f = byProtocol(protocol, Form::ClusterPartialSync, Form::ClusterPartialMbarrier);
+    else if (useWideCta(w.wideGeometry.threads, full, smemBytes(w.wideGeometry, N, Pc, proto), perSm, optin))
+      f = byProtocol(protocol, Form::ClusterWideSync, Form::ClusterWideMbarrier);
   }
-  const long long full = smemBytes(w.geometry, N, Pc, proto);
-  int perSm = 0, optin = 0;
-  deviceSmem(w, perSm, optin);
-  if (partialOk && w.hasPartial &&
-      usePartialRetention(full, smemBytes(w.partialGeometry, N, Pc, proto), Pc, w.partialDropReadLate, perSm, optin)) {
-    s.kernel = findKernel(w, byProtocol(protocol, Form::ClusterPartialSync, Form::ClusterPartialMbarrier), vec4);
-    s.loadBalance = clusterLoadBalancing(true);
-    s.smemBytes = smemBytes(w.partialGeometry, N, Pc, proto);  // legal where the full form is
-    return launchSpec(w, s, args, M, N, P, stream);
-  }
-  s.loadBalance = clusterLoadBalancing(false);
-  if (useWideCta(w.wideGeometry.threads, full, smemBytes(w.wideGeometry, N, Pc, proto), perSm, optin)) {
-    s.kernel = findKernel(w, byProtocol(protocol, Form::ClusterWideSync, Form::ClusterWideMbarrier), vec4);
-    s.geometry = w.wideGeometry;
-    s.smemBytes = smemBytes(w.wideGeometry, N, Pc, proto);
-    return launchSpec(w, s, args, M, N, P, stream);
-  }
-  s.kernel = findKernel(w, byProtocol(protocol, Form::ClusterSync, Form::ClusterMbarrier), vec4);
-  s.smemBytes = full;
-  return launchSpec(w, s, args, M, N, P, stream);
+  return launchSpec(w, specOf(w, f, vec4, N, P), args, M, N, P, stream);
 }
 inline int launchCluster(const Workload& w, const void* const* args, long long M, long long N, int P, int protocol,
                          cudaStream_t stream) {
@@ -371,85 +375,72 @@ inline int launchClusterPartial(const Workload& w, const void* const* args, long
                                 int protocol, cudaStream_t stream) {
   if (protocol != 0 && protocol != 1) return kStatusBadProtocol;
   if (M == 0) return kStatusOk;
-  const Protocol proto = protocol == 0 ? Protocol::Sync : Protocol::Mbarrier;
-  LaunchSpec s;
-  s.kernel = findKernel(w, byProtocol(protocol, Form::ClusterPartialSync, Form::ClusterPartialMbarrier), vec4Ok(w, args, N));
-  s.geometry = w.geometry;
-  s.cluster = true;
-  s.loadBalance = clusterLoadBalancing(true);
-  s.checkLegal = true;
-  s.protocol = proto;
-  s.smemBytes = smemBytes(w.partialGeometry, N, P < 1 ? 1 : P, proto);
-  return launchSpec(w, s, args, M, N, P, stream);
+  const Form f = byProtocol(protocol, Form::ClusterPartialSync, Form::ClusterPartialMbarrier);
+  return launchSpec(w, specOf(w, f, vec4Ok(w, args, N), N, P), args, M, N, P, stream);
 }
 
 // The staged launcher: the form of stagedForm (registersOk false: "staged_smem").
 inline int launchStagedWith(const Workload& w, const void* const* args, long long M, long long N, cudaStream_t stream,
                             bool regsOk) {
   if (M == 0) return kStatusOk;
-  const bool vec4 = vec4Ok(w, args, N);
   StagedForm form = stagedForm(w.geometry, N, regsOk, 0, 0);
   if (form == StagedForm::Smem && w.wideGeometry.threads > 0) {  // the twins' rules need the device's SMEM sizes
     int perSm = 0, optin = 0;
     deviceSmem(w, perSm, optin);
     form = stagedForm(w.geometry, N, regsOk, perSm, optin);
   }
-  LaunchSpec s;
-  s.geometry = w.geometry;
-  switch (form) {
-    case StagedForm::Registers:
-    case StagedForm::WideRegisters:  // the row in registers, SMEM for the scratch only
-      s.kernel = findKernel(w, form == StagedForm::Registers ? Form::StagedRegs : Form::StagedRegsWide, vec4);
-      s.smemBytes = scratchBytes(w.geometry, 1, Protocol::Sync);
-      break;
-    case StagedForm::WideCtaRegisters:
-    case StagedForm::LightWideCtaRegisters:
-    case StagedForm::WideCtaDeepRegisters:
-      s.kernel = findKernel(w, form == StagedForm::WideCtaDeepRegisters ? Form::StagedRegsDeepWide : Form::StagedRegsWideWide,
-                            vec4);
-      s.geometry = w.wideGeometry;
-      s.smemBytes = scratchBytes(w.wideGeometry, 1, Protocol::Sync);
-      break;
-    case StagedForm::WideCtaSmem:
-      s.kernel = findKernel(w, Form::StagedWide, vec4);
-      s.geometry = w.wideGeometry;
-      s.checkLegal = true;
-      s.smemBytes = smemBytes(w.wideGeometry, N, 1, Protocol::Sync);
-      break;
-    case StagedForm::Smem:
-      s.kernel = findKernel(w, Form::Staged, vec4);
-      s.checkLegal = true;
-      s.smemBytes = smemBytes(w.geometry, N, 1, Protocol::Sync);
-      break;
-  }
-  return launchSpec(w, s, args, M, N, 1, stream);
+  const Form f = form == StagedForm::Registers                                                    ? Form::StagedRegs
+                 : form == StagedForm::WideRegisters                                              ? Form::StagedRegsWide
+                 : form == StagedForm::WideCtaRegisters || form == StagedForm::LightWideCtaRegisters ? Form::StagedRegsWideWide
+                 : form == StagedForm::WideCtaDeepRegisters                                       ? Form::StagedRegsDeepWide
+                 : form == StagedForm::WideCtaSmem                                                ? Form::StagedWide
+                                                                                                  : Form::Staged;
+  return launchSpec(w, specOf(w, f, vec4Ok(w, args, N), N, 1), args, M, N, 1, stream);
 }
 inline int launchStaged(const Workload& w, const void* const* args, long long M, long long N, cudaStream_t stream) {
   return launchStagedWith(w, args, M, N, stream, true);
 }
 inline int launchReread(const Workload& w, const void* const* args, long long M, long long N, cudaStream_t stream) {
   if (M == 0) return kStatusOk;
-  LaunchSpec s;
-  s.kernel = findKernel(w, Form::Reread, vec4Ok(w, args, N));
-  s.geometry = w.geometry;
-  s.smemBytes = scratchBytes(w.geometry, 1, Protocol::Sync);
-  return launchSpec(w, s, args, M, N, 1, stream);
+  return launchSpec(w, specOf(w, Form::Reread, vec4Ok(w, args, N), N, 1), args, M, N, 1, stream);
 }
-// The cluster kernel's grid, P, SMEM and barriers without memory work. The default
-// cluster placement: the device profiles' T_ctrl were measured with it.
 inline int launchControl(const Workload& w, long long M, long long N, int P, int protocol, cudaStream_t stream) {
   if (protocol != 0 && protocol != 1) return kStatusBadProtocol;
   if (M == 0) return kStatusOk;
-  const Protocol proto = protocol == 0 ? Protocol::Sync : Protocol::Mbarrier;
-  LaunchSpec s;
-  s.kernel = findKernel(w, byProtocol(protocol, Form::ControlSync, Form::ControlMbarrier), false);
-  s.geometry = w.geometry;
-  s.cluster = true;
-  s.checkLegal = true;
-  s.protocol = proto;
-  s.smemBytes = smemBytes(w.geometry, N, P < 1 ? 1 : P, proto);
-  s.data = false;
-  return launchSpec(w, s, nullptr, M, N, P, stream);
+  const Form f = byProtocol(protocol, Form::ControlSync, Form::ControlMbarrier);
+  return launchSpec(w, specOf(w, f, false, N, P), nullptr, M, N, P, stream);
+}
+
+// Launches form f itself (tests, benchmarks), wherever it computes the row correctly:
+// the register forms where the slice (row) fits their registers, the persistent forms
+// where their ring fits this device (`rowClaims`: a zeroed two-word counter for the
+// claims' forms, or nullptr: the static rows). NotLegal elsewhere.
+inline int launchForm(const Workload& w, Form f, const void* const* args, long long M, long long N, int P,
+                      cudaStream_t stream, unsigned* rowClaims = nullptr) {
+  if (M == 0) return kStatusOk;
+  const int narrow = w.geometry.threads, wide = w.wideGeometry.threads;
+  const long long slice = sliceElems(N, P < 1 ? 1 : P);
+  const long long capacity = f == Form::ClusterRegsSync || f == Form::ClusterRegsMbarrier ? regsWideMaxN(narrow)
+                             : f == Form::StagedRegs                                       ? regsMaxN(narrow)
+                             : f == Form::StagedRegsWide                                   ? regsWideMaxN(narrow)
+                             : f == Form::StagedRegsWideWide                               ? regsWideMaxN(wide)
+                             : f == Form::StagedRegsDeepWide                               ? regsDeepMaxN(wide)
+                                                                                           : kMaxRowElems;
+  if (slice > capacity) return static_cast<int>(LaunchStatus::NotLegal);
+  const bool vec4 = vec4Ok(w, args, N);
+  LaunchSpec s = specOf(w, f, vec4, N, P);
+  if (s.persistent) {
+    if (!vec4) return kStatusBadVariant;  // float4 only
+    int perSm = 0, optin = 0;
+    deviceSmem(w, perSm, optin);
+    const int pieces = f == Form::PersistentHalves || f == Form::PersistentHalvesClaims ? 2 : 1;
+    const int units = persistentUnitsOfPieces(w.wideGeometry, N, P, pieces, optin);
+    if (P < 2 || units == 0 || slice > regsWideMaxN(wide)) return static_cast<int>(LaunchStatus::NotLegal);
+    s.smemBytes = persistentSmemBytes(w.wideGeometry, N, P, units, pieces);
+    s.ring = units;
+    s.rowClaims = f == Form::PersistentClaims || f == Form::PersistentHalvesClaims ? rowClaims : nullptr;
+  }
+  return launchSpec(w, s, args, M, N, P, stream);
 }
 
 // C-string equality (no <cstring>).
