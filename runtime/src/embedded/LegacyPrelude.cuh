@@ -1,80 +1,7 @@
-// credit/device/credit_device.cuh -- device prelude of every generated kernel.
-//
-// Embedded VERBATIM into every generated .cu file (credit::embedded::kDevicePreludeCuh).
-// Compiles under NVRTC and nvcc for sm_90, sm_100 and sm_120: no host headers,
-// no cooperative_groups, no <cuda/ptx>; cluster, DSMEM and mbarrier operations
-// are inline PTX (PTX ISA >= 8.1). Every function is
-// `static __device__ __forceinline__` (CREDIT_DEVICE_INLINE, which adds
-// __attribute__((unused))) and prefixed credit_.
-//
-// Exchange protocols (the paper's replicated push / all-gather). Each CTA c of a
-// cluster of P owns a slot buffer slots[P][Q] in its own SMEM; after a stage's
-// CTA-local reduction, CTA c writes its Q partials into slots[c][0..Q) of EVERY
-// CTA (itself included); then each CTA combines its LOCAL slots in one
-// association that depends on P alone (credit_combine_slots), so all CTAs obtain
-// bit-identical statistics.
-//
-//  Rule 0 (CUDA programming guide, DSMEM): no CTA may touch a peer's SMEM
-//  before every CTA of the cluster has STARTED. Measured on an H200: without it
-//  a P = 16 (non-portable) Sync kernel with a tiny row and a small SMEM
-//  footprint dies with "unspecified launch failure" within a few launches in
-//  every process tried; with it, 0 failures in thousands of launches. (Not
-//  observed at P <= 8, but nothing guarantees it there either.) One cluster
-//  barrier phase before the first DSMEM access guarantees it; split it so that
-//  it overlaps the load of the slice:
-//      credit_cluster_arrive_relaxed();   // at kernel entry, all threads
-//      ... load slice, first CTA-local reduction ...
-//      credit_cluster_wait();             // before the first push
-//
-//  Sync (credit_push_sync), per stage:
-//      __syncthreads();              // cta_partial complete before threads < P read it
-//      [first stage only: credit_cluster_wait();   -- rule 0]
-//      credit_push_sync<Q>(...);     // remote st.shared::cluster
-//      credit_cluster_sync();        // (1) pushes visible before anyone combines
-//      ... credit_combine_slots ...  // local reads only
-//      credit_cluster_sync();        // (2) everyone done reading slots before the
-//                                    //     next stage overwrites them (and no CTA
-//                                    //     exits while a peer may still write to it)
-//    Seed 001's two cluster.sync() rules: the first is a cluster-wide
-//    __syncthreads (writes before reads: barrier.cluster.arrive.release orders
-//    each CTA's remote stores before its arrival; wait.acquire makes them
-//    visible to the waiting CTA). The second is the residency/reuse rule: shared
-//    memory written remotely must stay alive and must not be rewritten while
-//    someone may still touch it. K = 2L barriers per row (+1 start-up phase,
-//    overlapped with the load).
-//
-//  Mbarrier (credit_push_async), one slot set and one mbarrier per stage, never reused:
-//    setup, at kernel entry:
-//      if (threadIdx.x == 0) {
-//        for each stage: credit_mbar_init(bar_l, 1);  // 1 arrival: our arrive_expect_tx
-//        credit_fence_mbarrier_init_cluster();        // release the inits at cluster scope
-//      }
-//      credit_cluster_arrive();                // release (covers the fenced inits)
-//      ... load slice, first CTA-local reduction ...
-//      credit_cluster_wait();                  // acquire: every peer has started (rule 0)
-//                                              // and initialised its mbarriers, so no
-//                                              // st.async (complete_tx) can reach an
-//                                              // uninitialised mbarrier
-//      (credit_cluster_sync() right after the init block is the unsplit equivalent.)
-//    per stage l (Q = q_l):
-//      if (threadIdx.x == 0) credit_mbar_arrive_expect_tx(bar_l, P * Q * 4);
-//      __syncthreads();                         // cta_partial complete
-//      credit_push_async<Q>(cta_partial, slots_l, bar_l, P);
-//      credit_mbar_wait(bar_l, 0);              // phase 0 completes when all P*Q*4
-//                                               // bytes (incl. our own) have landed
-//      ... credit_combine_slots ...
-//    The local arrive.expect_tx and the peers' complete_tx may happen in either
-//    order within the phase: the tx-count may transiently go negative, and the
-//    phase cannot complete before the single expected arrival (count 1) has
-//    happened, which also raises the tx-count by the full P*Q*4 bytes. Slots and
-//    barriers are never reused, so no second barrier is needed; a CTA cannot
-//    exit before its own wait has seen every peer's bytes land, so no peer
-//    writes into an exited CTA. K = 1 cluster barrier per kernel. (A kernel that
-//    loops over several rows per cluster must either flip the parity per row and
-//    add a cluster barrier before reusing slots, or use the Sync protocol.)
-//    st.async needs a cluster of >= 2 CTAs (compute-sanitizer: "Cluster needs
-//    to have at least 2 blocks"); at P == 1 credit_push_async stores locally and
-//    completes the transaction bytes itself, so the same code runs for every P.
+// The device prelude of the files the previous emitter generated (one template per
+// kernel, helpers named credit_*), as those files expect it: their lit tests read its
+// text. The embedded text credit::embedded::kDevicePreludeCuh is this file; the device
+// library (credit/device/) supersedes it. Not installed.
 #ifndef CREDIT_DEVICE_CUH
 #define CREDIT_DEVICE_CUH
 
@@ -206,7 +133,6 @@ CREDIT_DEVICE_INLINE void credit_st_async_f32(uint32_t remote_addr, float v,
 // completing 4 bytes on that CTA's `bar` (the stage-1 exchange mbarrier, whose
 // expect_tx counts them): one store per thread, as credit_push_async sends the
 // partials. With one thread sending all P stores, the claims' path cost 2-5% at P = 16
-// even without the atomic (docs/results/row-claims/, 16:50). P >= 2: a cluster launch.
 CREDIT_DEVICE_INLINE void credit_send_row_claim(unsigned* slot, uint64_t* bar, unsigned value, int P) {
   const int t = static_cast<int>(threadIdx.x);
   if (t < P)
@@ -368,10 +294,9 @@ CREDIT_DEVICE_INLINE float credit_combine_slots_tree(const float* slots, int j, 
 // t % P, and each level adds a lane's value and its xor partner's. The partners
 // add the same two operands (IEEE addition is commutative bit for bit), so every
 // lane ends with the tree's bits. One load, log2(P) shuffles and adds a lane
-// instead of P loads and P - 1 adds: every warp of the CTA runs this at once, so
-// the instruction count is what the CTA waits for (docs/results/combine-lanes/).
+// instead of P loads and P - 1 adds; every warp of the CTA runs this at once.
 // Sums only: fmaxf / fminf of +0 and -0 may depend on the operands' order, and
-// ordering them costs registers that cost the max kernels occupancy (measured).
+// ordering them would cost the max kernels registers and occupancy.
 // All 32 lanes must call it.
 template <int kP>
 CREDIT_DEVICE_INLINE float credit_sum_slots_lanes(const float* slots, int j, int Q) {
@@ -386,7 +311,6 @@ CREDIT_DEVICE_INLINE float credit_sum_slots_lanes(const float* slots, int j, int
 // slots[P-1][j]. Every thread of every CTA runs it after each exchange, with
 // the rest of the CTA waiting on the result, so its cost is paid once per stage
 // and row: a run-time loop is a chain of P - 1 dependent combines (at P = 16
-// about 200 cycles; docs/results/combine-tree/); for P = 2, 4, 8, 16 a balanced
 // tree, log2(P) combines deep, spread over the lanes for sums.
 // The association is a function of P alone (the tree, or left to right for
 // other P), so every CTA of the cluster computes identical bits. All 32 lanes
