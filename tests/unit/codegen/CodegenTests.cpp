@@ -262,8 +262,8 @@ TEST_CASE("emission is deterministic", "[codegen]") {
 }
 
 TEST_CASE("float literals round-trip and read well", "[codegen][expr]") {
-  using credit::cuda::cudaFloatLiteral;
-  using credit::cuda::shortestFloat;
+  using credit::cudaold::cudaFloatLiteral;
+  using credit::cudaold::shortestFloat;
   CHECK(cudaFloatLiteral(1e-5f) == "1e-05f");
   CHECK(cudaFloatLiteral(127.0f) == "127.0f");
   CHECK(cudaFloatLiteral(-0.5f) == "-0.5f");
@@ -283,7 +283,7 @@ TEST_CASE("float literals round-trip and read well", "[codegen][expr]") {
 }
 
 TEST_CASE("C++ names: keywords, generated identifiers and reserved prefixes", "[codegen][expr]") {
-  credit::cuda::NameTable t;
+  credit::cudaold::NameTable t;
   t.reserve("row");
   CHECK(t.unique("x") == "x");
   CHECK(t.unique("x") == "x_");

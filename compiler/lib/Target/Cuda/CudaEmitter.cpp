@@ -37,9 +37,9 @@
 #endif
 
 namespace cr = mlir::credit;
-using credit::cuda::ExprPrinter;
-using credit::cuda::ExprStyle;
-using credit::cuda::NameTable;
+using credit::cudaold::ExprPrinter;
+using credit::cudaold::ExprStyle;
+using credit::cudaold::NameTable;
 using llvm::formatv;
 using llvm::raw_ostream;
 using llvm::StringRef;
@@ -281,7 +281,7 @@ private:
   int L = 0;
 
   NameTable names;
-  credit::cuda::LetNames letNames;
+  credit::cudaold::LetNames letNames;
   ExprPrinter rowP;  // row-level values, CUDA
   ExprPrinter mathP; // header comment
 
@@ -605,7 +605,7 @@ mlir::LogicalResult KernelEmitter::analyze() {
       std::optional<std::string> let = letNames.lookup(&op);
       if (tempName.count(&op))
         continue;
-      if (!credit::cuda::needsTemporary(&op, let.has_value()))
+      if (!credit::cudaold::needsTemporary(&op, let.has_value()))
         continue;
       tempName[&op] = names.unique(let ? *let : formatv("t{0}", counter++).str());
       if (let)
@@ -1168,7 +1168,7 @@ static_assert(CREDIT_ROW_CLAIM_SHARE >= 0 && CREDIT_ROW_CLAIM_SHARE <= 100, "a p
   for (cr::ParamOp p : params) {
     float value = p.getValue().convertToFloat();
     os << formatv("inline constexpr float {0} = {1};\n", rowP.ref(p.getResult()),
-                  credit::cuda::cudaFloatLiteral(value));
+                  credit::cudaold::cudaFloatLiteral(value));
   }
   if (params.empty())
     os << "// (none)\n";
@@ -1480,7 +1480,7 @@ void KernelEmitter::emitPassLoop(PassInfo &pass, const std::string &ind) {
         continue;
       }
       std::optional<std::string> let = letNames.lookup(&op);
-      if (!credit::cuda::needsTemporary(&op, let.has_value()))
+      if (!credit::cudaold::needsTemporary(&op, let.has_value()))
         continue;
       std::string n = scope.unique(let ? *let : formatv("t{0}", counter++).str());
       os << in4 << "const " << ExprPrinter::cudaType(op.getResult(0).getType()) << " " << n

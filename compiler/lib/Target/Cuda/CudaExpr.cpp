@@ -11,7 +11,7 @@
 #include <cstring>
 
 using namespace mlir;
-using namespace ::credit::cuda;
+using namespace ::credit::cudaold;
 
 //===----------------------------------------------------------------------===//
 // NameTable
@@ -73,7 +73,7 @@ std::string NameTable::unique(llvm::StringRef base) {
 // Literals
 //===----------------------------------------------------------------------===//
 
-std::string (::credit::cuda::shortestFloat)(float f) {
+std::string (::credit::cudaold::shortestFloat)(float f) {
   if (std::isnan(f))
     return "nan";
   if (std::isinf(f))
@@ -93,7 +93,7 @@ std::string (::credit::cuda::shortestFloat)(float f) {
   return buf;
 }
 
-std::string (::credit::cuda::cudaFloatLiteral)(float f) {
+std::string (::credit::cudaold::cudaFloatLiteral)(float f) {
   if (std::isnan(f))
     return "__int_as_float(0x7fffffff)";
   if (std::isinf(f))
@@ -178,7 +178,7 @@ std::string ExprPrinter::cudaType(Type t) {
   return t.isInteger(8) ? "int8_t" : "float";
 }
 
-bool ::credit::cuda::needsTemporary(Operation *op, bool isLetRoot) {
+bool ::credit::cudaold::needsTemporary(Operation *op, bool isLetRoot) {
   if (llvm::isa<arith::ConstantOp>(op))
     return false;
   if (isLetRoot)

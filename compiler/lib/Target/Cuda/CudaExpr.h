@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 
-namespace credit::cuda {
+namespace credit::cudaold {
 
 /// C++ identifiers of one scope. Copy it to open a nested scope.
 class NameTable {
@@ -110,6 +110,6 @@ private:
 /// operand, an output), or it is the root of a named let.
 bool needsTemporary(mlir::Operation *op, bool isLetRoot);
 
-} // namespace credit::cuda
+} // namespace credit::cudaold
 
 #endif // CREDIT_LIB_TARGET_CUDA_CUDAEXPR_H
