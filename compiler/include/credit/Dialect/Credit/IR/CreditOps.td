@@ -108,6 +108,37 @@ def Credit_ScanKind : I32EnumAttr<"ScanKind", "scan operator", [
   let genSpecializedAttr = 0;
 }
 
+// The kernel forms a schedule may list (#credit.schedule, Schedule.h): one
+// extern "C" kernel per form and vector width. The keyword is the snake_case
+// of the case name. ClusterWide*, StagedWide, StagedRegsWideWide,
+// StagedRegsDeepWide and the persistent forms run at the wide-CTA twin's
+// threads (isWideCtaForm); StagedRegsWide is the narrow CTA's wide register row.
+def Credit_Form : I32EnumAttr<"Form", "kernel form", [
+    I32EnumAttrCase<"ClusterSync", 0, "cluster_sync">,
+    I32EnumAttrCase<"ClusterMbarrier", 1, "cluster_mbarrier">,
+    I32EnumAttrCase<"ClusterRegsSync", 2, "cluster_regs_sync">,
+    I32EnumAttrCase<"ClusterRegsMbarrier", 3, "cluster_regs_mbarrier">,
+    I32EnumAttrCase<"ClusterWideSync", 4, "cluster_wide_sync">,
+    I32EnumAttrCase<"ClusterWideMbarrier", 5, "cluster_wide_mbarrier">,
+    I32EnumAttrCase<"ClusterPartialSync", 6, "cluster_partial_sync">,
+    I32EnumAttrCase<"ClusterPartialMbarrier", 7, "cluster_partial_mbarrier">,
+    I32EnumAttrCase<"Persistent", 8, "persistent">,
+    I32EnumAttrCase<"PersistentHalves", 9, "persistent_halves">,
+    I32EnumAttrCase<"PersistentClaims", 10, "persistent_claims">,
+    I32EnumAttrCase<"PersistentHalvesClaims", 11, "persistent_halves_claims">,
+    I32EnumAttrCase<"Staged", 12, "staged">,
+    I32EnumAttrCase<"StagedRegs", 13, "staged_regs">,
+    I32EnumAttrCase<"StagedRegsWide", 14, "staged_regs_wide">,
+    I32EnumAttrCase<"StagedWide", 15, "staged_wide">,
+    I32EnumAttrCase<"StagedRegsWideWide", 16, "staged_regs_wide_wide">,
+    I32EnumAttrCase<"StagedRegsDeepWide", 17, "staged_regs_deep_wide">,
+    I32EnumAttrCase<"Reread", 18, "reread">,
+    I32EnumAttrCase<"ControlSync", 19, "control_sync">,
+    I32EnumAttrCase<"ControlMbarrier", 20, "control_mbarrier">]> {
+  let cppNamespace = "::mlir::credit";
+  let genSpecializedAttr = 0;
+}
+
 // InputKind prints as a bare keyword (`credit.input "x" row`), the others in
 // angle brackets (`credit.reduce <sum>`).
 def Credit_InputKindAttr

@@ -5,6 +5,9 @@
 // pinned by lit). The report, the cost model, `creditc predict` and the CUDA
 // emitter read it through readSchedule(); none of them decides again.
 //
+// Inputs are referred to by their index among the kernel's `credit.input` ops
+// (declaration order); passes by their 0-based index (the stages, then h).
+//
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_DIALECT_CREDIT_TRANSFORMS_SCHEDULE_H
 #define CREDIT_DIALECT_CREDIT_TRANSFORMS_SCHEDULE_H
@@ -15,34 +18,48 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::credit {
 
-/// The kernel forms the emitter may instantiate (one extern "C" kernel per
-/// form and vector width). The names are the kernels' suffixes.
-enum class Form {
-  ClusterSync, ClusterMbarrier,                 // P CTAs per row, kept slices in SMEM
-  ClusterRegsSync, ClusterRegsMbarrier,         // ... kept slices in registers
-  ClusterWideSync, ClusterWideMbarrier,         // the wide-CTA twin (wideThreads)
-  ClusterPartialSync, ClusterPartialMbarrier,   // every kept input but `partialDrop` in SMEM
-  Persistent, PersistentHalves,                 // many rows per cluster, a ring of bulk copies
-  PersistentClaims, PersistentHalvesClaims,     // ... rows claimed at run time
-  Staged, StagedRegs, StagedRegsWide,           // one CTA per row
-  StagedWide, StagedRegsWideWide, StagedRegsDeepWide,
-  Reread,                                       // one CTA per row, every pass from HBM
-  ControlSync, ControlMbarrier,                 // the cluster grid and barriers, no memory work
-};
-/// "cluster_sync", "persistent_halves_claims", ...
+// `Form` (the kernel forms the emitter may instantiate: one extern "C" kernel
+// per form and vector width) is generated from CreditOps.td, with
+// stringifyForm / symbolizeForm for its keywords.
+
+/// "cluster_sync", "persistent_halves_claims", ... (the attribute's keywords).
 llvm::StringRef formName(Form f);
+/// Whether form `f` runs at the wide-CTA twin's threads (wideThreads): the
+/// ClusterWide*, StagedWide, StagedRegsWideWide, StagedRegsDeepWide and the
+/// persistent forms.
+bool isWideCtaForm(Form f);
+
+/// The kernel families `creditc --variant` selects; a schedule lists the forms
+/// of the selected ones only.
+struct VariantSet {
+  bool cluster = true; // cluster_*, persistent_*
+  bool staged = true;  // staged_*
+  bool reread = true;
+  bool control = true; // control_*
+  /// Parses "cluster", "staged", "reread", "control"; an empty list selects all.
+  /// On an unknown name returns failure and sets `bad` to it.
+  static FailureOr<VariantSet> parse(llvm::ArrayRef<std::string> names, std::string &bad);
+};
 
 /// A kept input whose every read after its first pass goes through the same
-/// element expression T(x, row-level values): pass `storePass` computes T(x)
-/// and stores it over x; later passes read T(x) from the retained slice. In
-/// every pass that uses it, the op computing T carries the discardable
-/// attribute `credit.materialized = <input name>`.
+/// element expression T(x, row-level values), ending in a costly op (exp, log,
+/// sqrt, rsqrt, tanh or a division): pass `storePass` computes T(x) and stores
+/// it over x; later passes read T(x) from the retained slice instead of
+/// recomputing it. In every pass from `storePass` on, the op computing T (the
+/// last op of the chain) carries the discardable attribute
+/// `credit.materialized = "<input name>"`.
 struct Materialization {
   unsigned input = 0;   // index into the kernel's inputs
   int storePass = -1;   // 0-based pass (stages first, h last)
+  /// The op computing T(x) in each element region that reads T(x), in pass
+  /// order (the ops carrying `credit.materialized`), and every op of the chain
+  /// x -> T(x) in those regions (`ends` included).
+  llvm::SmallVector<Operation *> ends;
+  llvm::SmallVector<Operation *> chainOps;
 };
 
 struct SchedulePass {
@@ -56,32 +73,62 @@ struct KernelSchedule {
   /// Row inputs read by more than one pass, in the order the passes first
   /// read them (the bulk copies' and the persistent ring's order).
   llvm::SmallVector<unsigned> kept;
-  /// The SMEM array of each kept input (parallel to `kept`): first-read order,
-  /// except that the partial form's dropped input is last.
+  /// The SMEM array of each kept input (parallel to `kept`: smemSlot[i] is
+  /// kept[i]'s array): first-read order, except that the partial form's
+  /// dropped input is last, so that the partial layout is the full one without
+  /// its last array.
   llvm::SmallVector<unsigned> smemSlot;
-  llvm::SmallVector<Materialization> materialized;
+  llvm::SmallVector<Materialization> materialized; // by input declaration order
   int partialDrop = -1;                 // index into `kept`; -1: no partial form
   bool partialDropReadLate = false;     // first read after the first pass
   bool keptReadLate = false;            // some kept input is first read after the first pass
   llvm::SmallVector<unsigned> hoisted;  // broadcast inputs only h reads (persistent: once per CTA)
-  llvm::SmallVector<unsigned> prefetchL2; // row inputs only h reads (persistent: L2 prefetch)
-  llvm::SmallVector<unsigned> onlyH;    // inputs (row or broadcast) only h reads
+  llvm::SmallVector<unsigned> prefetchL2; // row inputs only h reads (persistent: L2 prefetch); empty without a persistent form
+  llvm::SmallVector<unsigned> onlyH;    // inputs (row or broadcast) only h reads, declaration order
   int threads = 256;                    // CTA size of the narrow forms
   int wideThreads = 0;                  // the wide-CTA twins' (0: none)
-  llvm::SmallVector<Form> forms;        // every form the emitter instantiates
+  llvm::SmallVector<Form> forms;        // every form the emitter instantiates, in emission order
+  /// geometry: the narrow forms'; wideGeometry: the same at wideThreads (at
+  /// threads where there is no twin); partialGeometry: without the dropped
+  /// input's array (the full geometry where there is no partial form).
   ::credit::WorkloadGeometry geometry{}, wideGeometry{}, partialGeometry{};
 
   bool has(Form f) const;
+  /// The persistent form's facts exist (kept inputs and a register-capable
+  /// narrow CTA with a 512-thread twin), whether or not `forms` lists it.
+  bool persistentPossible() const;
+  /// Kept inputs in SMEM array order.
+  llvm::SmallVector<unsigned> smemOrder() const;
+  /// The materialization of input `input`, or null.
+  const Materialization *materializationOf(unsigned input) const;
+  /// Passes reading input `input` (0-based pass indices, ascending).
+  llvm::SmallVector<int> readersOf(unsigned input) const;
+  /// The partial form's dropped input (index into the kernel's inputs), or -1.
+  int partialDropInput() const { return partialDrop < 0 ? -1 : static_cast<int>(kept[partialDrop]); }
 };
 
 /// Computes the schedule of an analysed, accepted kernel. Errors are emitted on
-/// the offending op. `threads`: the narrow forms' CTA size.
-FailureOr<KernelSchedule> computeSchedule(KernelOp kernel, int threads);
+/// the offending op. `threads`: the narrow forms' CTA size (128, 256, 512 or
+/// 1024); `variants`: the kernel families whose forms are listed.
+FailureOr<KernelSchedule> computeSchedule(KernelOp kernel, int threads, VariantSet variants = {});
 
-/// Reads the `credit.schedule` attribute (and the ops' `credit.materialized`)
-/// written by the credit-schedule pass. Fails, with an error on the kernel, if
-/// the pass has not run or the attribute is malformed.
+/// Reads the `credit.schedule` attribute (and the ops' `credit.materialized`,
+/// and the passes' `credit.reads` / `credit.reads_broadcast`) written by the
+/// credit-pass-access and credit-schedule passes. Fails, with an error on the
+/// kernel, if the passes have not run or the attributes are malformed.
 FailureOr<KernelSchedule> readSchedule(KernelOp kernel);
+
+//===----------------------------------------------------------------------===//
+// The pieces of computeSchedule, one file each.
+//===----------------------------------------------------------------------===//
+
+/// Materialize.cpp: the materializations over the kept inputs of `s` (whose
+/// passes and kept inputs are set).
+llvm::SmallVector<Materialization> findMaterializations(KernelOp kernel, const KernelSchedule &s);
+
+/// PartialRetention.cpp: sets s.partialDrop, s.partialDropReadLate and
+/// s.smemSlot from the kept inputs, their readers and the materializations.
+void choosePartialRetention(KernelSchedule &s);
 
 } // namespace mlir::credit
 

@@ -1,0 +1,420 @@
+// Unit tests of the schedule (credit-schedule, Schedule.h): the six examples'
+// decisions, each decision on small kernels, and the attribute read back.
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+#include "credit/Dialect/Credit/Transforms/Schedule.h"
+#include "credit/Driver/Pipeline.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+using namespace credit;
+namespace cr = mlir::credit;
+using cr::Form;
+
+namespace {
+
+struct Scheduled {
+  std::string diags;
+  llvm::raw_string_ostream os{diags};
+  std::unique_ptr<Compilation> c;
+  cr::KernelOp kernel;
+  std::vector<std::string> inputNames;
+
+  Scheduled(std::unique_ptr<llvm::MemoryBuffer> buf, int threads) {
+    c = std::make_unique<Compilation>(std::move(buf), os);
+    PipelineOptions opts;
+    opts.threads = threads;
+    REQUIRE(c->run(opts) == Compilation::Ok);
+    kernel = c->kernels().front();
+    for (cr::InputOp in : kernel.getInputOps())
+      inputNames.push_back(in.getName().str());
+  }
+  std::vector<std::string> names(llvm::ArrayRef<unsigned> indices) const {
+    std::vector<std::string> out;
+    for (unsigned i : indices)
+      out.push_back(inputNames.at(i));
+    return out;
+  }
+  cr::KernelSchedule schedule(int threads = 256, cr::VariantSet v = {}) {
+    mlir::FailureOr<cr::KernelSchedule> s = cr::computeSchedule(kernel, threads, v);
+    INFO(diags);
+    REQUIRE(succeeded(s));
+    return *s;
+  }
+};
+
+std::unique_ptr<Scheduled> example(const std::string &name, int threads = 256) {
+  auto buf = llvm::MemoryBuffer::getFile(std::string(CREDIT_SOURCE_DIR) + "/dsl_examples/" + name +
+                                             ".credit",
+                                         /*IsText=*/true);
+  REQUIRE(buf);
+  return std::make_unique<Scheduled>(std::move(*buf), threads);
+}
+
+std::unique_ptr<Scheduled> source(const std::string &src, int threads = 256) {
+  return std::make_unique<Scheduled>(llvm::MemoryBuffer::getMemBufferCopy(src, "t.credit"), threads);
+}
+
+/// The extern "C" kernel names of the forms, as the generated files spell them
+/// (suffix _v4/_v1 per vector width, _cta<threads> on the wide-CTA twins).
+std::vector<std::string> kernelNames(const std::string &k, const cr::KernelSchedule &s) {
+  std::vector<std::string> out;
+  for (Form f : s.forms) {
+    std::string stem = cr::formName(f).str();
+    const std::string cta = cr::isWideCtaForm(f) ? "_cta" + std::to_string(s.wideThreads) : "";
+    switch (f) {
+    case Form::ClusterWideSync: stem = "cluster_sync"; break;
+    case Form::ClusterWideMbarrier: stem = "cluster_mbarrier"; break;
+    case Form::StagedWide: stem = "staged"; break;
+    case Form::StagedRegsWideWide: stem = "staged_regs_wide"; break;
+    case Form::StagedRegsDeepWide: stem = "staged_regs_deep"; break;
+    default: break;
+    }
+    const std::string name = "credit_" + k + "_" + stem;
+    if (f == Form::ControlSync || f == Form::ControlMbarrier)
+      out.push_back(name);
+    else if (f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
+             f == Form::PersistentHalvesClaims)
+      out.push_back("credit_" + k + "_cluster_" + stem + "_v4" + cta);
+    else
+      for (const char *v : {"_v4", "_v1"})
+        out.push_back(name + v + cta);
+  }
+  return out;
+}
+
+std::vector<int> geometry(const ::credit::WorkloadGeometry &g) {
+  return {g.keepBytesPerElem, g.numStages, g.qMax, g.qSum, g.threads, g.hOnlyArrays};
+}
+
+using Names = std::vector<std::string>;
+
+const std::vector<Form> kAllForms256 = {
+    Form::ClusterSync, Form::ClusterMbarrier, Form::ClusterRegsSync, Form::ClusterRegsMbarrier,
+    Form::ClusterWideSync, Form::ClusterWideMbarrier, Form::Persistent, Form::PersistentHalves,
+    Form::PersistentClaims, Form::PersistentHalvesClaims, Form::ClusterPartialSync,
+    Form::ClusterPartialMbarrier, Form::Staged, Form::StagedRegs, Form::StagedRegsWide,
+    Form::StagedWide, Form::StagedRegsWideWide, Form::StagedRegsDeepWide, Form::Reread,
+    Form::ControlSync, Form::ControlMbarrier};
+
+std::vector<Form> without(std::initializer_list<Form> drop) {
+  std::vector<Form> out;
+  for (Form f : kAllForms256)
+    if (!llvm::is_contained(drop, f))
+      out.push_back(f);
+  return out;
+}
+
+std::vector<Form> forms(const cr::KernelSchedule &s) { return {s.forms.begin(), s.forms.end()}; }
+
+} // namespace
+
+// The six examples: the decisions the generated files record (header comment,
+// keptInputs[], partialDropped, kKeptInputReadLate, numHoistedInputs,
+// geometry constants) and their list of kernels.
+TEST_CASE("schedule of layernorm", "[schedule]") {
+  auto k = example("layernorm");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(k->names(s.kept) == Names{"x"});
+  CHECK(k->names(s.smemOrder()) == Names{"x"});
+  CHECK(s.materialized.empty());
+  CHECK(s.partialDrop == -1);
+  CHECK_FALSE(s.keptReadLate);
+  CHECK(k->names(s.onlyH) == Names{"gamma", "beta"});
+  CHECK(k->names(s.hoisted) == Names{"gamma", "beta"});
+  CHECK(s.prefetchL2.empty());
+  CHECK(s.threads == 256);
+  CHECK(s.wideThreads == 512);
+  CHECK(geometry(s.geometry) == std::vector<int>{4, 2, 1, 2, 256, 2});
+  CHECK(geometry(s.wideGeometry) == std::vector<int>{4, 2, 1, 2, 512, 2});
+  CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 2, 1, 2, 256, 2});
+  CHECK(forms(s) == without({Form::ClusterPartialSync, Form::ClusterPartialMbarrier}));
+  REQUIRE(s.passes.size() == 3);
+  CHECK(s.passes[0].stage == 0);
+  CHECK(s.passes[1].stage == 1);
+  CHECK(s.passes[2].stage == -1);
+  CHECK(k->names(s.passes[2].reads) == Names{"x", "gamma", "beta"});
+  CHECK(kernelNames("layernorm", s) ==
+        Names{"credit_layernorm_cluster_sync_v4", "credit_layernorm_cluster_sync_v1",
+              "credit_layernorm_cluster_mbarrier_v4", "credit_layernorm_cluster_mbarrier_v1",
+              "credit_layernorm_cluster_regs_sync_v4", "credit_layernorm_cluster_regs_sync_v1",
+              "credit_layernorm_cluster_regs_mbarrier_v4", "credit_layernorm_cluster_regs_mbarrier_v1",
+              "credit_layernorm_cluster_sync_v4_cta512", "credit_layernorm_cluster_sync_v1_cta512",
+              "credit_layernorm_cluster_mbarrier_v4_cta512", "credit_layernorm_cluster_mbarrier_v1_cta512",
+              "credit_layernorm_cluster_persistent_v4_cta512",
+              "credit_layernorm_cluster_persistent_halves_v4_cta512",
+              "credit_layernorm_cluster_persistent_claims_v4_cta512",
+              "credit_layernorm_cluster_persistent_halves_claims_v4_cta512",
+              "credit_layernorm_staged_v4", "credit_layernorm_staged_v1",
+              "credit_layernorm_staged_regs_v4", "credit_layernorm_staged_regs_v1",
+              "credit_layernorm_staged_regs_wide_v4", "credit_layernorm_staged_regs_wide_v1",
+              "credit_layernorm_staged_v4_cta512", "credit_layernorm_staged_v1_cta512",
+              "credit_layernorm_staged_regs_wide_v4_cta512", "credit_layernorm_staged_regs_wide_v1_cta512",
+              "credit_layernorm_staged_regs_deep_v4_cta512", "credit_layernorm_staged_regs_deep_v1_cta512",
+              "credit_layernorm_reread_v4", "credit_layernorm_reread_v1",
+              "credit_layernorm_control_sync", "credit_layernorm_control_mbarrier"});
+}
+
+TEST_CASE("schedule of lars", "[schedule]") {
+  auto k = example("lars");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(k->names(s.kept) == Names{"w", "g"});
+  CHECK(k->names(s.smemOrder()) == Names{"w", "g"});
+  CHECK(s.materialized.empty());
+  REQUIRE(s.partialDrop == 1);
+  CHECK(k->inputNames[s.partialDropInput()] == "g");
+  CHECK_FALSE(s.partialDropReadLate);
+  CHECK_FALSE(s.keptReadLate);
+  CHECK(k->names(s.onlyH) == Names{"v"});
+  CHECK(s.hoisted.empty());
+  CHECK(k->names(s.prefetchL2) == Names{"v"});
+  CHECK(geometry(s.geometry) == std::vector<int>{8, 1, 2, 2, 256, 1});
+  CHECK(geometry(s.wideGeometry) == std::vector<int>{8, 1, 2, 2, 512, 1});
+  CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 1, 2, 2, 256, 1});
+  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+}
+
+TEST_CASE("schedule of pearson_bwd", "[schedule]") {
+  auto k = example("pearson_bwd");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(k->names(s.kept) == Names{"x", "y"});
+  CHECK(k->names(s.smemOrder()) == Names{"x", "y"});
+  CHECK(s.materialized.empty());
+  REQUIRE(s.partialDrop == 1);
+  CHECK_FALSE(s.partialDropReadLate);
+  CHECK_FALSE(s.keptReadLate);
+  CHECK(s.onlyH.empty());
+  CHECK(geometry(s.geometry) == std::vector<int>{8, 2, 3, 5, 256, 0});
+  CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 2, 3, 5, 256, 0});
+  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+}
+
+TEST_CASE("schedule of quant_int8", "[schedule]") {
+  auto k = example("quant_int8");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(k->names(s.kept) == Names{"x"});
+  CHECK(s.materialized.empty());
+  CHECK(s.partialDrop == -1);
+  CHECK(s.onlyH.empty());
+  CHECK(geometry(s.geometry) == std::vector<int>{4, 1, 1, 1, 256, 0});
+  CHECK(forms(s) == without({Form::ClusterPartialSync, Form::ClusterPartialMbarrier}));
+}
+
+TEST_CASE("schedule of softmax_logits_bwd", "[schedule]") {
+  auto k = example("softmax_logits_bwd");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(k->names(s.kept) == Names{"x", "dy"});
+  CHECK(k->names(s.smemOrder()) == Names{"x", "dy"});
+  REQUIRE(s.materialized.size() == 1);
+  const cr::Materialization &m = s.materialized.front();
+  CHECK(k->inputNames[m.input] == "x");
+  CHECK(m.storePass == 1);
+  // exp(x - m) in stage 2, stage 3 and h: subf + exp in each.
+  REQUIRE(m.ends.size() == 3);
+  for (mlir::Operation *end : m.ends)
+    CHECK(llvm::isa<mlir::math::ExpOp>(end));
+  CHECK(m.chainOps.size() == 6);
+  REQUIRE(s.partialDrop == 1);
+  CHECK(k->inputNames[s.partialDropInput()] == "dy");
+  CHECK(s.partialDropReadLate);
+  CHECK(s.keptReadLate);
+  CHECK(s.onlyH.empty());
+  CHECK(geometry(s.geometry) == std::vector<int>{8, 3, 1, 3, 256, 0});
+  CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 3, 1, 3, 256, 0});
+  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+}
+
+TEST_CASE("schedule of wvar_bwd", "[schedule]") {
+  auto k = example("wvar_bwd");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(k->names(s.kept) == Names{"x", "w"});
+  CHECK(k->names(s.smemOrder()) == Names{"x", "w"});
+  CHECK(s.materialized.empty());
+  REQUIRE(s.partialDrop == 1);
+  CHECK(k->inputNames[s.partialDropInput()] == "w");
+  CHECK(geometry(s.geometry) == std::vector<int>{8, 2, 2, 3, 256, 0});
+  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+}
+
+TEST_CASE("CTA sizes decide the register forms and the twins", "[schedule]") {
+  auto k = example("layernorm");
+  SECTION("512 threads: register forms, no twin, no persistent form") {
+    cr::KernelSchedule s = k->schedule(512);
+    CHECK(s.wideThreads == 0);
+    CHECK(geometry(s.wideGeometry) == geometry(s.geometry));
+    CHECK(forms(s) == std::vector<Form>{Form::ClusterSync, Form::ClusterMbarrier, Form::ClusterRegsSync,
+                                        Form::ClusterRegsMbarrier, Form::Staged, Form::StagedRegs,
+                                        Form::StagedRegsWide, Form::Reread, Form::ControlSync,
+                                        Form::ControlMbarrier});
+  }
+  SECTION("1024 threads: neither register forms nor twins") {
+    cr::KernelSchedule s = k->schedule(1024);
+    CHECK(s.wideThreads == 0);
+    CHECK(s.geometry.threads == 1024);
+    CHECK(forms(s) == std::vector<Form>{Form::ClusterSync, Form::ClusterMbarrier, Form::Staged,
+                                        Form::Reread, Form::ControlSync, Form::ControlMbarrier});
+  }
+  SECTION("128 threads: twins of 256") {
+    cr::KernelSchedule s = k->schedule(128);
+    CHECK(s.wideThreads == 256);
+    CHECK(s.has(Form::Persistent));
+  }
+  SECTION("an unsupported CTA size is an error") {
+    CHECK(failed(cr::computeSchedule(k->kernel, 384)));
+  }
+}
+
+TEST_CASE("variant subsets filter the forms", "[schedule]") {
+  auto k = example("softmax_logits_bwd");
+  std::string bad;
+  auto v = cr::VariantSet::parse({"staged", "control"}, bad);
+  REQUIRE(succeeded(v));
+  cr::KernelSchedule s = k->schedule(256, *v);
+  CHECK(forms(s) == std::vector<Form>{Form::Staged, Form::StagedRegs, Form::StagedRegsWide, Form::StagedWide,
+                                      Form::StagedRegsWideWide, Form::ControlSync, Form::ControlMbarrier});
+  // The decisions do not depend on the subset.
+  CHECK(s.partialDrop == 1);
+  CHECK(s.materialized.size() == 1);
+  CHECK(failed(cr::VariantSet::parse({"cluster", "fast"}, bad)));
+  CHECK(bad == "fast");
+}
+
+TEST_CASE("materialization found and refused", "[schedule]") {
+  SECTION("a shared chain ending in a costly op") {
+    auto k = source(R"(kernel k { in x : f32[N] out y : f32[N]
+        stage { m = max(x) } stage { s = sum(log(x - m)) } stage { t = sum(log(x - m) * 2) }
+        y = log(x - m) / s + t })");
+    cr::KernelSchedule s = k->schedule();
+    REQUIRE(s.materialized.size() == 1);
+    CHECK(s.materialized[0].storePass == 1);
+    for (mlir::Operation *end : s.materialized[0].ends)
+      CHECK(llvm::isa<mlir::math::LogOp>(end));
+  }
+  SECTION("two reads only: nobody would read T(x) after it is stored") {
+    auto k = source(R"(kernel k { in x : f32[N] out y : f32[N]
+        stage { m = max(x) } y = exp(x - m) })");
+    CHECK(k->schedule().materialized.empty());
+  }
+  SECTION("no costly op in the shared chain") {
+    auto k = source(R"(kernel k { in x : f32[N] out y : f32[N]
+        stage { m = max(x) } stage { s = sum((x - m) * 3) } y = (x - m) * 3 + s })");
+    CHECK(k->schedule().materialized.empty());
+  }
+  SECTION("a later pass reads x itself") {
+    auto k = source(R"(kernel k { in x : f32[N] out y : f32[N]
+        stage { m = max(x) } stage { s = sum(exp(x - m)) } y = exp(x - m) / s + x })");
+    CHECK(k->schedule().materialized.empty());
+  }
+  SECTION("different chains") {
+    auto k = source(R"(kernel k { in x : f32[N] out y : f32[N]
+        stage { m = max(x) } stage { s = sum(exp(x - m)) } y = exp(x - s) })");
+    CHECK(k->schedule().materialized.empty());
+  }
+}
+
+TEST_CASE("partial retention: the kept input with the fewest reads, ties to the last", "[schedule]") {
+  SECTION("fewest readers") {
+    // a: stage 1, stage 2, h; b: stage 1, h.
+    auto k = source(R"(kernel k { in a : f32[N] in b : f32[N] out y : f32[N]
+        stage { s = sum(a * b) } stage { t = sum(a * s) } y = a * t + b })");
+    cr::KernelSchedule s = k->schedule();
+    CHECK(k->names(s.kept) == Names{"a", "b"});
+    REQUIRE(s.partialDrop == 1);
+    CHECK(k->names(s.smemOrder()) == Names{"a", "b"});
+    CHECK_FALSE(s.partialDropReadLate);
+  }
+  SECTION("fewest readers, first in first-read order: its SMEM array goes last") {
+    // b: stage 1, h; a: stage 2, stage 3, h.
+    auto k = source(R"(kernel k { in a : f32[N] in b : f32[N] out y : f32[N]
+        stage { m = max(b) } stage { s = sum(a * m) } stage { t = sum(a * s) } y = a * t + b })");
+    cr::KernelSchedule s = k->schedule();
+    CHECK(k->names(s.kept) == Names{"b", "a"});
+    CHECK(k->inputNames[s.partialDropInput()] == "b");
+    CHECK(k->names(s.smemOrder()) == Names{"a", "b"});
+    CHECK(s.smemSlot == llvm::SmallVector<unsigned>{1, 0});
+    CHECK_FALSE(s.partialDropReadLate);
+    CHECK(s.keptReadLate);
+  }
+  SECTION("a tie goes to the last kept input") {
+    auto k = source(R"(kernel k { in a : f32[N] in b : f32[N] in c : f32[N] out y : f32[N]
+        stage { s = sum(a + b + c) } y = a * s + b + c })");
+    cr::KernelSchedule s = k->schedule();
+    CHECK(k->names(s.kept) == Names{"a", "b", "c"});
+    CHECK(k->inputNames[s.partialDropInput()] == "c");
+    CHECK(k->names(s.smemOrder()) == Names{"a", "b", "c"});
+  }
+  SECTION("a tie goes to the last in first-read order, not in declaration order") {
+    // b: stages 1, 2 and h; a: stages 2, 3 and h.
+    auto k = source(R"(kernel k { in a : f32[N] in b : f32[N] out y : f32[N]
+        stage { m = max(b) } stage { s = sum(a * m + b) } stage { t = sum(a * s) } y = a * t + b })");
+    cr::KernelSchedule s = k->schedule();
+    CHECK(k->names(s.kept) == Names{"b", "a"});
+    CHECK(k->inputNames[s.partialDropInput()] == "a");
+    CHECK(k->names(s.smemOrder()) == Names{"b", "a"});
+    CHECK(s.partialDropReadLate);
+    CHECK(s.keptReadLate);
+  }
+  SECTION("never the materialized input, unless every kept input is") {
+    // x: stage 1, stage 2, h, and holds exp(x - m) from stage 2 on;
+    // z: every pass. x has fewer readers, but z is dropped.
+    auto k = source(R"(kernel k { in x : f32[N] in z : f32[N] out y : f32[N]
+        stage {
+          m = max(x)
+          a = sum(z)
+        }
+        stage {
+          s = sum(exp(x - m))
+          b = sum(z * a)
+        }
+        stage { c = sum(z * b) }
+        y = exp(x - m) / s + z * c })");
+    cr::KernelSchedule s = k->schedule();
+    REQUIRE(s.materialized.size() == 1);
+    CHECK(k->inputNames[s.materialized[0].input] == "x");
+    CHECK(k->inputNames[s.partialDropInput()] == "z");
+  }
+  SECTION("every kept input materialized: the fewest reads again") {
+    auto k = source(R"(kernel k { in x : f32[N] in z : f32[N] out y : f32[N]
+        stage {
+          m = max(x)
+          a = max(z)
+        }
+        stage {
+          s = sum(exp(x - m))
+          b = sum(exp(z - a))
+        }
+        stage { c = sum(exp(z - a) * b) }
+        y = exp(x - m) / s + exp(z - a) * c })");
+    // x: 3 passes, z: 4.
+    cr::KernelSchedule s = k->schedule();
+    REQUIRE(s.materialized.size() == 2);
+    CHECK(k->inputNames[s.partialDropInput()] == "x");
+  }
+  SECTION("one kept input: no partial form") {
+    auto k = source(R"(kernel k { in x : f32[N] in w : f32[N] out y : f32[N]
+        stage { s = sum(x) } y = x * s + w })");
+    cr::KernelSchedule s = k->schedule();
+    CHECK(s.partialDrop == -1);
+    CHECK_FALSE(s.has(Form::ClusterPartialSync));
+    CHECK(k->names(s.onlyH) == Names{"w"});
+    CHECK(k->names(s.prefetchL2) == Names{"w"});
+  }
+}
+
+TEST_CASE("no kept input: no persistent form, nothing to prefetch", "[schedule]") {
+  // x is read by stage 1 only, y by h only: a one-pass kernel the classifier
+  // rejects, scheduled anyway (the schedule does not classify).
+  auto k = source(R"(kernel k { in x : f32[N] in w : f32[N] in g : f32[N] broadcast out y : f32[N]
+      stage { s = sum(x) } y = w * s + g })");
+  cr::KernelSchedule s = k->schedule();
+  CHECK(s.kept.empty());
+  CHECK(s.smemSlot.empty());
+  CHECK(s.partialDrop == -1);
+  CHECK_FALSE(s.persistentPossible());
+  CHECK_FALSE(s.has(Form::Persistent));
+  CHECK(k->names(s.onlyH) == Names{"w", "g"});
+  CHECK(k->names(s.hoisted) == Names{"g"});
+  CHECK(s.prefetchL2.empty());
+  CHECK_FALSE(s.has(Form::StagedRegsDeepWide));
+}
