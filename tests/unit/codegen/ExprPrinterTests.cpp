@@ -103,10 +103,10 @@ TEST_CASE("values used more than once are named once; a let chain stays linear",
   NameSupply names;
   ExprPrinter p(ExprStyle::Cuda, names);
   p.bind(k.arg, "x");
-  p.scan(k.block);
+  p.scan(ExprPrinter::opsOf(k.block));
   std::string out;
   llvm::raw_string_ostream os(out);
-  p.declare(k.block, os, nullptr);
+  p.declare(ExprPrinter::opsOf(k.block), os, nullptr);
   std::string last = p.ref(v);
   INFO(out);
   CHECK(p.ok());
@@ -129,10 +129,10 @@ TEST_CASE("identical ops are one value; association is the IR's", "[codegen][exp
   names.claim("x");
   ExprPrinter p(ExprStyle::Cuda, names);
   p.bind(k.arg, "x");
-  p.scan(k.block);
+  p.scan(ExprPrinter::opsOf(k.block));
   std::string out;
   llvm::raw_string_ostream os(out);
-  p.declare(k.block, os, nullptr);
+  p.declare(ExprPrinter::opsOf(k.block), os, nullptr);
   CHECK(out == "const float t0 = x - 2.0f;\n");
   CHECK(p.ref(e) == "expf(x - (t0 * t0 - x))");
   // The functions the expressions call are never hidden by a local.
@@ -141,9 +141,9 @@ TEST_CASE("identical ops are one value; association is the IR's", "[codegen][exp
   NameSupply fastNames;
   ExprPrinter fast(ExprStyle::CudaFast, fastNames);
   fast.bind(k.arg, "x");
-  fast.scan(k.block);
+  fast.scan(ExprPrinter::opsOf(k.block));
   std::string fastOut;
   llvm::raw_string_ostream fos(fastOut);
-  fast.declare(k.block, fos, nullptr);
+  fast.declare(ExprPrinter::opsOf(k.block), fos, nullptr);
   CHECK(fast.ref(e) == "__expf(x - (t0 * t0 - x))");
 }

@@ -81,12 +81,16 @@ StringRef ExprPrinter::cudaType(Type t) {
   return t.isInteger(8) ? "int8_t" : "float";
 }
 
-std::string ExprPrinter::fn(StringRef name) {
-  // A local of the same name declared later would hide the function.
-  if (style != ExprStyle::Math && !name.contains("::"))
-    names.claim(name);
-  return name.str();
+ExprPrinter::ExprPrinter(ExprStyle style, NameSupply &names) : style(style), names(names) {
+  if (style == ExprStyle::Math)
+    return;
+  for (const Call &c : kCalls)
+    names.claim(style == ExprStyle::CudaFast ? c.fast : c.cuda);
+  names.claim("__fdividef");
+  names.claim("int8_t");
 }
+
+std::string ExprPrinter::fn(StringRef name) { return name.str(); }
 
 //===----------------------------------------------------------------------===//
 // Value numbering
@@ -109,6 +113,8 @@ std::string ExprPrinter::key(Operation *op) {
   llvm::raw_string_ostream os(k);
   os << op->getName().getStringRef() << op->getAttrDictionary() << "(";
   for (Value v : op->getOperands()) {
+    while (aliases.count(v))
+      v = aliases.lookup(v);
     auto b = bound.find(v);
     if (b != bound.end())
       os << "=" << b->second.text;
@@ -122,33 +128,35 @@ std::string ExprPrinter::key(Operation *op) {
   return keys[op] = k;
 }
 
-void ExprPrinter::scan(Block &block) {
+llvm::SmallVector<Operation *> ExprPrinter::opsOf(Block &block) {
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  return ops;
+}
+
+void ExprPrinter::scan(llvm::ArrayRef<Operation *> ops) {
   auto use = [&](Value v) {
+    while (aliases.count(v))
+      v = aliases.lookup(v);
     if (bound.count(v))
       return;
     if (Operation *def = v.getDefiningOp(); def && leaders.count(def))
       ++uses[leader(def)];
   };
-  for (Operation &op : block) {
-    if (!isExprOp(&op)) {
-      for (Value v : op.getOperands())
+  for (Operation *op : ops) {
+    if (!isExprOp(op)) {
+      for (Value v : op->getOperands())
         use(v);
       continue;
     }
-    auto [it, inserted] = classes.try_emplace(key(&op), &op);
-    leaders[&op] = it->second;
+    auto [it, inserted] = classes.try_emplace(key(op), op);
+    leaders[op] = it->second;
     if (!inserted)
       continue; // a duplicate: its leader's uses count once
-    for (Value v : op.getOperands())
+    for (Value v : op->getOperands())
       use(v);
   }
-  // Values used outside the scanned blocks (a reduce/apply operand, an
-  // output): named too.
-  for (Operation &op : block)
-    if (isExprOp(&op) && leader(&op) == &op)
-      for (Operation *user : op.getUsers())
-        if (!user->getBlock() || (user->getBlock() != &block && !isExprOp(user)))
-          uses[&op] += 2;
 }
 
 bool ExprPrinter::isShared(Value v) const {
@@ -159,23 +167,18 @@ bool ExprPrinter::isShared(Value v) const {
   return it != uses.end() && it->second > 1;
 }
 
-void ExprPrinter::declare(Block &block, raw_ostream &os,
-                          const std::function<std::optional<std::string>(Operation *)> &letName,
+void ExprPrinter::declare(llvm::ArrayRef<Operation *> ops, raw_ostream &os, const LetFn &letName,
                           const Hook &hook) {
-  for (Operation &op : block) {
-    if (!isExprOp(&op)) {
-      if (!op.hasTrait<OpTrait::IsTerminator>() && !failedOp)
-        fail(&op, "'" + op.getName().getStringRef().str() + "' is not an element or row-level expression");
+  for (Operation *op : ops) {
+    if (!isExprOp(op) || llvm::isa<arith::ConstantOp>(op) || leader(op) != op ||
+        isBound(op->getResult(0)))
       continue;
-    }
-    if (llvm::isa<arith::ConstantOp>(op) || leader(&op) != &op || isBound(op.getResult(0)))
+    if (hook && hook(op, os))
       continue;
-    if (hook && hook(&op, os))
-      continue;
-    std::optional<std::string> let = letName ? letName(&op) : std::nullopt;
-    bool shared = style != ExprStyle::Math && isShared(op.getResult(0));
+    std::optional<std::string> let = letName ? letName(op) : std::nullopt;
+    bool shared = style != ExprStyle::Math && isShared(op->getResult(0));
     if (let || shared)
-      declareAs(&op, let ? StringRef(*let) : StringRef("t" + std::to_string(counter++)), os);
+      declareAs(op, let ? StringRef(*let) : StringRef("t" + std::to_string(counter++)), os);
   }
 }
 
@@ -183,7 +186,7 @@ std::string ExprPrinter::declareAs(Operation *op, StringRef base, raw_ostream &o
   std::string value = expr(op);
   std::string name = style == ExprStyle::Math ? base.str() : names.fresh(base);
   if (style == ExprStyle::Math)
-    os << "let " << name << " = " << value << "\n";
+    os << name << " = " << value << "\n";
   else
     os << "const " << cudaType(op->getResult(0).getType()) << " " << name << " = " << value << ";\n";
   bind(op->getResult(0), name);
@@ -203,6 +206,8 @@ ExprPrinter::Printed ExprPrinter::fail(Operation *op, const std::string &why) {
 }
 
 ExprPrinter::Printed ExprPrinter::print(Value v) {
+  if (auto a = aliases.find(v); a != aliases.end())
+    return print(a->second);
   auto it = bound.find(v);
   if (it != bound.end())
     return it->second;

@@ -49,28 +49,35 @@ std::string cudaFloatLiteral(float f);
 class ExprPrinter {
 public:
   /// `names`: the scope that temporaries are named in.
-  ExprPrinter(ExprStyle style, NameSupply &names) : style(style), names(names) {}
+  /// Claims every function the style may call in `names`, so that no local
+  /// declared later hides one.
+  ExprPrinter(ExprStyle style, NameSupply &names);
 
   /// `v` prints as `text` (a name or a literal) from now on.
   void bind(mlir::Value v, std::string text);
+  /// `v` prints as `target` does (a region's block argument as its operand).
+  void alias(mlir::Value v, mlir::Value target) { aliases[v] = target; }
   bool isBound(mlir::Value v) const { return bound.count(v) != 0; }
-  /// What i8(a) calls (Cuda styles).
+  /// What i8(a) calls (Cuda styles): a qualified name.
   void setI8Conversion(std::string fn) { i8Conversion = std::move(fn); }
 
-  /// Adds the ops of `block` to the scope: value numbering and use counts.
-  /// Bind the block's arguments (and the outer values it uses) first.
-  void scan(mlir::Block &block);
+  /// Adds `ops` to the scope: value numbering of the expression ops, and the
+  /// uses of every op's operands (terminators included). Bind the block
+  /// arguments and outer values they use first.
+  void scan(llvm::ArrayRef<mlir::Operation *> ops);
   /// Called for each op of a block that declare() reaches: returns true if it
   /// printed (and bound) the op itself.
   using Hook = std::function<bool(mlir::Operation *, llvm::raw_ostream &)>;
-  /// Prints `const T name = expr;` on `os`, in op order, for every op of
-  /// `block` (scanned) that is shared or the root of a let (`letName`), and
-  /// binds it. Math style: lets only.
-  void declare(mlir::Block &block, llvm::raw_ostream &os,
-               const std::function<std::optional<std::string>(mlir::Operation *)> &letName,
+  using LetFn = std::function<std::optional<std::string>(mlir::Operation *)>;
+  /// Prints `const T name = expr;` on `os`, in op order, for every expression
+  /// op of `ops` (scanned) that is shared or the root of a let (`letName`),
+  /// and binds it. Math style: lets only.
+  void declare(llvm::ArrayRef<mlir::Operation *> ops, llvm::raw_ostream &os, const LetFn &letName,
                const Hook &hook = nullptr);
-  /// Prints `const T name = expr;` for `op` with a fresh name from `base`,
-  /// binds its result and returns the name.
+  /// The ops of a block, terminator included.
+  static llvm::SmallVector<mlir::Operation *> opsOf(mlir::Block &block);
+  /// Prints `const T name = expr;` (Math style: `name = expr`) for `op` with
+  /// a fresh name from `base`, binds its result and returns the name.
   std::string declareAs(mlir::Operation *op, llvm::StringRef base, llvm::raw_ostream &os);
 
   /// The expression of `v`: its binding, else its defining op's.
@@ -106,6 +113,7 @@ private:
   NameSupply &names;
   std::string i8Conversion = "credit_f32_to_i8";
   llvm::DenseMap<mlir::Value, Printed> bound;
+  llvm::DenseMap<mlir::Value, mlir::Value> aliases;
   llvm::DenseMap<mlir::Operation *, mlir::Operation *> leaders; // op -> first op of its class
   llvm::StringMap<mlir::Operation *> classes;                   // key -> first op
   llvm::DenseMap<mlir::Operation *, std::string> keys;
