@@ -47,7 +47,7 @@ std::string bits(llvm::ArrayRef<unsigned> indices, size_t width) {
 class WorkloadPrinter {
 public:
   WorkloadPrinter(const KernelView &k, mlir::raw_indented_ostream &os)
-      : k(k), os(os), rowScope(&workloadScope) {}
+      : k(k), os(os) {}
   mlir::LogicalResult print();
 
 private:
@@ -70,8 +70,8 @@ private:
 
   const KernelView &k;
   mlir::raw_indented_ostream &os;
-  NameSupply workloadScope;
-  NameSupply rowScope;
+  NameSupply workloadScope; // static members, and what the functions see unqualified
+  NameSupply rowScope;      // Row's fields (read as r.<field>)
   LetNames lets;
   RowLevel rows;
   llvm::DenseMap<Value, std::string> params;
@@ -383,6 +383,7 @@ mlir::LogicalResult WorkloadPrinter::print() {
   ExprPrinter(ExprStyle::Cuda, workloadScope);
   ExprPrinter(ExprStyle::CudaFast, workloadScope);
   rowScope.claim("N");
+  rowScope.claim("Row"); // no member is named as its class
   rows = placeRowLevel(k.kernel, rowScope, lets);
   os << "struct Workload {\n";
   os.indent();
