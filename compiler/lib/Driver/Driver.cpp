@@ -4,8 +4,8 @@
 
 #include "credit/Conversion/ASTToCredit.h"
 #include "credit/Dialect/Credit/IR/CreditDialect.h"
-#include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
+#include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Lang/Parser.h"
 #include "credit/Lang/Sema.h"
 #include "credit/Model/CostModel.h"
@@ -56,7 +56,8 @@ struct Options {
       "emit", cl::desc("What to print"), cl::init(EmitKind::Report),
       cl::values(clEnumValN(EmitKind::Report, "report", "The static report (default)"),
                  clEnumValN(EmitKind::MLIR, "mlir",
-                            "The credit dialect IR after canonicalization, CSE and credit-reciprocal-div"),
+                            "The credit dialect IR after canonicalization, CSE, credit-reciprocal-div, "
+                            "the analyses and credit-schedule"),
                  clEnumValN(EmitKind::Cuda, "cuda", "The CUDA C++ translation unit"),
                  clEnumValN(EmitKind::Header, "header",
                             "The C/C++ header declaring its extern \"C\" launch API"),
@@ -107,7 +108,7 @@ struct Options {
 /// "Dispatch"); prints the error and returns nothing when the profile is
 /// unusable for it.
 std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::KernelOp kernel,
-                                               const std::string &name, int threads,
+                                               const std::string &name,
                                                const std::vector<Variant> &variants) {
   auto fail = [](const Twine &msg) -> std::optional<DispatchProfile> {
     WithColor::error(errs(), "creditc") << msg << "\n";
@@ -120,7 +121,10 @@ std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::Ker
   Expected<model::DeviceProfile> profile = model::loadProfile(path);
   if (!profile)
     return fail(toString(profile.takeError()));
-  const ::credit::WorkloadGeometry g = mlir::credit::computeGeometry(kernel, threads);
+  mlir::FailureOr<mlir::credit::KernelSchedule> schedule = mlir::credit::readSchedule(kernel);
+  if (failed(schedule))
+    return std::nullopt;
+  const ::credit::WorkloadGeometry g = schedule->geometry;
   DispatchProfile d;
   d.path = path.str();
   d.deviceName = profile->deviceName;
@@ -240,7 +244,7 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.N = opts.N;
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
-  pipeline.analyze = !onlyMLIR;
+  pipeline.variants = opts.variants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
@@ -306,8 +310,8 @@ int credit::driverMain(int argc, char **argv) {
   emitOpts.fastMath = opts.fastMath;
   emitOpts.standalone = opts.standalone;
   if (!opts.profile.empty()) {
-    std::optional<DispatchProfile> dispatch = dispatchProfile(opts.profile, kernel, r.kernel,
-                                                              opts.threads, variants);
+    std::optional<DispatchProfile> dispatch =
+        dispatchProfile(opts.profile, kernel, r.kernel, variants);
     if (!dispatch)
       return kExitUserError;
     emitOpts.dispatch = std::move(*dispatch);

@@ -86,6 +86,7 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
     analysis.target = options.arch;
     analysis.N = options.N;
     analysis.threads = options.threads;
+    analysis.variants = options.variants;
     mlir::credit::buildAnalysisPipeline(pm, analysis);
   }
   if (failed(pm.run(*moduleOp)))

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "credit/Driver/Driver.h"
+#include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Driver/Pipeline.h"
 #include "credit/Model/CostModel.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
@@ -153,29 +154,14 @@ int credit::predictMain(int argc, char **argv) {
     return fail("'" + displayName + "' defines " + Twine(kernels.size()) +
                 " kernels; choose one with --kernel=<name>");
 
-  model::KernelFacts facts = model::kernelFacts(kernels.front(), target, opts.N, opts.threads);
+  llvm::Expected<model::KernelFacts> factsOr = model::kernelFacts(kernels.front());
+  if (!factsOr)
+    return fail(toString(factsOr.takeError()));
+  model::KernelFacts facts = std::move(*factsOr);
   if (!facts.accepted) {
     errs() << displayName << ": error: kernel '" << facts.name << "' is rejected ("
            << facts.category << "), nothing to predict: " << facts.reason << "\n";
     return kExitRejected;
-  }
-  {
-    // Which partial-retention and persistent forms the generated cluster
-    // launcher has (the emitter chooses them): for predict's notes only.
-    CudaEmitOptions eo;
-    eo.arch = opts.arch;
-    eo.threads = opts.threads;
-    mlir::FailureOr<LauncherForms> forms = launcherForms(kernels.front(), eo);
-    if (failed(forms))
-      return kExitUserError;
-    facts.hasPartialForm = forms->partial.exists;
-    facts.partialDropped = forms->partial.dropped;
-    facts.partialDroppedReadLate = forms->partial.droppedReadLate;
-    facts.partialGeometry = forms->partial.geometry;
-    facts.hasPersistentForm = forms->persistent.exists;
-    facts.persistentHoisted = forms->persistent.hoistedInputs;
-    facts.persistentKeptReadLate = forms->persistent.keptInputReadLate;
-    facts.persistentGeometry = forms->persistent.geometry;
   }
   model::Query q;
   q.M = opts.M;
@@ -192,6 +178,14 @@ int credit::predictMain(int argc, char **argv) {
                   (opts.baseline == model::BaselineKind::Auto && stagedLegal);
     if (opts.baseline == model::BaselineKind::Staged && !stagedLegal)
       return fail(formatv("the staged kernel is not legal at N = {0} (Eq. 3, P = 1)", opts.N));
+    // Only the baselines are generated: the schedule says so too.
+    mlir::credit::VariantSet baselines{/*cluster=*/false, /*staged=*/true, /*reread=*/true,
+                                       /*control=*/false};
+    mlir::FailureOr<mlir::credit::KernelSchedule> schedule =
+        mlir::credit::computeSchedule(kernels.front(), opts.threads, baselines);
+    if (failed(schedule))
+      return kExitUserError;
+    mlir::credit::writeSchedule(kernels.front(), *schedule);
     CudaEmitOptions emitOpts;
     emitOpts.arch = opts.arch;
     emitOpts.variants = {Variant::Staged, Variant::Reread};

@@ -8,8 +8,6 @@
 #include "credit/Model/CostModel.h"
 #include "credit/runtime/Model.h"
 
-#include "credit/Dialect/Credit/IR/CreditDialect.h"
-#include "credit/Dialect/Credit/Transforms/Analyses.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -368,46 +366,6 @@ std::vector<LegalityAtN> credit::model::legalityAt(const ::credit::WorkloadGeome
     rows.push_back(l);
   }
   return rows;
-}
-
-KernelFacts credit::model::kernelFacts(mlir::credit::KernelOp kernel,
-                                       const ::credit::TargetInfo &target, long long N,
-                                       int threads) {
-  namespace cr = mlir::credit;
-  KernelFacts f;
-  f.name = kernel.getSymName().str();
-  cr::Classification c = cr::classify(kernel);
-  f.category = c.category;
-  f.reason = c.reason;
-  f.accepted = c.category == "accepted";
-  cr::Traffic t = cr::computeTraffic(kernel);
-  f.L = static_cast<int>(t.L);
-  f.q.assign(t.q.begin(), t.q.end());
-  f.baseline = t.baseline;
-  f.cluster = t.cluster;
-  f.reread = t.reread;
-  f.keep = t.keep;
-  f.outputBytes = t.outputBytes;
-  f.fixedBroadcastPerElement = t.fixedBroadcastPerElement;
-  f.fixedPerRow = t.fixedPerRow;
-  cr::Barriers k = cr::computeBarriers(kernel);
-  f.Ksync = k.sync;
-  f.Kmbarrier = k.mbarrier;
-  f.geometry = cr::computeGeometry(kernel, threads);
-  f.target = target;
-  f.legalityN = N;
-  // Eq. 3 exactly as the legality pass computes it (sync protocol); the
-  // mbarrier protocol's slightly larger scratch through the same Layout.h.
-  for (const cr::LegalityEntry &e : cr::computeLegality(kernel, target, N, threads)) {
-    LegalityAtN l;
-    l.P = e.P;
-    l.smemSync = e.smemAtN;
-    l.legalSync = e.legalAtN;
-    l.smemMbarrier = ::credit::smemBytes(f.geometry, N, e.P, Protocol::Mbarrier);
-    l.legalMbarrier = l.smemMbarrier <= target.smemOptinBytes;
-    f.legality.push_back(l);
-  }
-  return f;
 }
 
 //===----------------------------------------------------------------------===//

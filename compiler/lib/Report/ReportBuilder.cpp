@@ -106,5 +106,33 @@ Report (::credit::buildReport)(Operation *op) {
         r.legality.push_back(row);
       }
   }
+  if (auto s = kernel->getAttrOfType<mlir::credit::ScheduleAttr>("credit.schedule")) {
+    ScheduleSummary sum;
+    auto names = [](llvm::ArrayRef<StringAttr> list) {
+      std::vector<std::string> out;
+      for (StringAttr n : list)
+        out.push_back(n.str());
+      return out;
+    };
+    sum.threads = s.getThreads();
+    sum.wideThreads = s.getWideThreads();
+    for (mlir::credit::Form f : s.getForms())
+      sum.forms.push_back(mlir::credit::stringifyForm(f).str());
+    sum.kept = names(s.getKept());
+    sum.smemOrder = names(s.getSmem());
+    for (const mlir::credit::MaterializedInput &m : s.getMaterialized()) {
+      const size_t pass = static_cast<size_t>(m.pass);
+      sum.materialized.push_back(
+          {m.input.str(), pass < r.passes.size() ? r.passes[pass].pass : "pass " + std::to_string(pass)});
+    }
+    if (StringAttr drop = s.getPartialDrop())
+      sum.partialDropped = drop.str();
+    sum.partialDroppedReadLate = s.getPartialDropReadLate();
+    sum.keptReadLate = s.getKeptReadLate();
+    sum.onlyH = names(s.getOnlyH());
+    sum.hoisted = names(s.getHoisted());
+    sum.prefetchL2 = names(s.getPrefetchL2());
+    r.schedule = std::move(sum);
+  }
   return r;
 }

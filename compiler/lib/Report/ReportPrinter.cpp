@@ -16,6 +16,29 @@ std::string kib(long long bytes) {
     return llvm::formatv("{0} KiB", bytes / 1024).str();
   return llvm::formatv("{0:f1} KiB", bytes / 1024.0).str();
 }
+void printScheduleText(const ScheduleSummary &s, llvm::raw_ostream &os) {
+  os << "  schedule       " << s.threads << " threads per CTA";
+  if (s.wideThreads)
+    os << ", wide-CTA twins " << s.wideThreads;
+  os << "; " << s.forms.size() << " kernel forms\n";
+  os << "    forms        " << joinOr(s.forms, "none") << "\n";
+  os << "    kept         " << joinOr(s.kept, "none") << " (first-read order)";
+  if (!s.kept.empty())
+    os << "; SMEM arrays " << llvm::join(s.smemOrder, ", ");
+  if (s.keptReadLate)
+    os << "; some first read after the first pass";
+  os << "\n";
+  for (const ScheduleSummary::Materialized &m : s.materialized)
+    os << "    materialized " << m.input << " held as T(" << m.input << ") from " << m.pass << " on\n";
+  if (!s.partialDropped.empty())
+    os << "    partial form re-reads " << s.partialDropped << " from global memory"
+       << (s.partialDroppedReadLate ? " (first read after the first pass)" : "") << "\n";
+  os << "    only h reads " << joinOr(s.onlyH, "none");
+  if (!s.onlyH.empty())
+    os << " (hoisted: " << joinOr(s.hoisted, "none") << "; prefetched into L2: "
+       << joinOr(s.prefetchL2, "none") << ")";
+  os << "\n";
+}
 } // namespace
 
 void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
@@ -92,6 +115,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
          << "\n";
     }
   }
+  if (r.schedule)
+    printScheduleText(*r.schedule, os);
 }
 
 llvm::json::Value credit::reportToJSON(const Report &r) {
@@ -159,6 +184,33 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
       leg["legal_P"] = std::move(legal);
     }
     out["legality"] = std::move(leg);
+  }
+  if (r.schedule) {
+    const ScheduleSummary &s = *r.schedule;
+    auto array = [](const std::vector<std::string> &v) {
+      llvm::json::Array a;
+      for (const std::string &x : v)
+        a.push_back(x);
+      return a;
+    };
+    llvm::json::Array materialized;
+    for (const ScheduleSummary::Materialized &m : s.materialized)
+      materialized.push_back(llvm::json::Object{{"input", m.input}, {"stored_by", m.pass}});
+    out["schedule"] = llvm::json::Object{
+        {"threads", s.threads},
+        {"wide_threads", s.wideThreads},
+        {"forms", array(s.forms)},
+        {"kept", array(s.kept)},
+        {"smem_order", array(s.smemOrder)},
+        {"materialized", std::move(materialized)},
+        {"partial_dropped", s.partialDropped.empty() ? llvm::json::Value(nullptr)
+                                                     : llvm::json::Value(s.partialDropped)},
+        {"partial_dropped_read_late", s.partialDroppedReadLate},
+        {"kept_read_late", s.keptReadLate},
+        {"only_h", array(s.onlyH)},
+        {"hoisted", array(s.hoisted)},
+        {"prefetch_l2", array(s.prefetchL2)},
+    };
   }
   return llvm::json::Value(std::move(out));
 }

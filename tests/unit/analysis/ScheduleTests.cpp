@@ -418,3 +418,87 @@ TEST_CASE("no kept input: no persistent form, nothing to prefetch", "[schedule]"
   CHECK(s.prefetchL2.empty());
   CHECK_FALSE(s.has(Form::StagedRegsDeepWide));
 }
+
+namespace {
+void checkSame(const cr::KernelSchedule &a, const cr::KernelSchedule &b) {
+  REQUIRE(a.passes.size() == b.passes.size());
+  for (size_t p = 0; p < a.passes.size(); ++p) {
+    CHECK(a.passes[p].op == b.passes[p].op);
+    CHECK(a.passes[p].stage == b.passes[p].stage);
+    CHECK(a.passes[p].reads == b.passes[p].reads);
+  }
+  CHECK(a.kept == b.kept);
+  CHECK(a.smemSlot == b.smemSlot);
+  REQUIRE(a.materialized.size() == b.materialized.size());
+  for (size_t i = 0; i < a.materialized.size(); ++i) {
+    CHECK(a.materialized[i].input == b.materialized[i].input);
+    CHECK(a.materialized[i].storePass == b.materialized[i].storePass);
+    CHECK(a.materialized[i].ends == b.materialized[i].ends);
+    CHECK(a.materialized[i].chainOps == b.materialized[i].chainOps);
+  }
+  CHECK(a.partialDrop == b.partialDrop);
+  CHECK(a.partialDropReadLate == b.partialDropReadLate);
+  CHECK(a.keptReadLate == b.keptReadLate);
+  CHECK(a.hoisted == b.hoisted);
+  CHECK(a.prefetchL2 == b.prefetchL2);
+  CHECK(a.onlyH == b.onlyH);
+  CHECK(a.threads == b.threads);
+  CHECK(a.wideThreads == b.wideThreads);
+  CHECK(a.forms == b.forms);
+  CHECK(geometry(a.geometry) == geometry(b.geometry));
+  CHECK(geometry(a.wideGeometry) == geometry(b.wideGeometry));
+  CHECK(geometry(a.partialGeometry) == geometry(b.partialGeometry));
+}
+} // namespace
+
+TEST_CASE("readSchedule gives back what credit-schedule computed", "[schedule]") {
+  for (const char *name : {"layernorm", "lars", "pearson_bwd", "quant_int8", "softmax_logits_bwd", "wvar_bwd"})
+    for (int threads : {128, 256, 1024}) {
+      INFO(name << " at " << threads << " threads");
+      auto k = example(name, threads);
+      mlir::FailureOr<cr::KernelSchedule> read = cr::readSchedule(k->kernel);
+      INFO(k->diags);
+      REQUIRE(succeeded(read));
+      checkSame(*read, k->schedule(threads));
+    }
+  // Two materializations, a partial form, inputs only h reads.
+  auto k = source(R"(kernel k { in x : f32[N] in z : f32[N] in v : f32[N] in g : f32[N] broadcast
+      out y : f32[N]
+      stage {
+        m = max(x)
+        a = max(z)
+      }
+      stage {
+        s = sum(exp(x - m))
+        b = sum(exp(z - a))
+      }
+      stage { c = sum(exp(z - a) * b) }
+      y = exp(x - m) / s + exp(z - a) * c + v * g })");
+  mlir::FailureOr<cr::KernelSchedule> read = cr::readSchedule(k->kernel);
+  REQUIRE(succeeded(read));
+  cr::KernelSchedule computed = k->schedule();
+  CHECK(computed.materialized.size() == 2);
+  checkSame(*read, computed);
+}
+
+TEST_CASE("readSchedule reports what is missing", "[schedule]") {
+  SECTION("a rejected kernel has no schedule") {
+    auto k = source(R"(kernel k { in x : f32[N] in w : f32[N] out y : f32[N]
+        stage { s = sum(x) } y = w * s })");
+    CHECK_FALSE(k->kernel->hasAttr("credit.schedule"));
+    CHECK(failed(cr::readSchedule(k->kernel)));
+    CHECK_THAT(k->diags, Catch::Contains("has no credit.schedule"));
+  }
+  SECTION("the passes' reads are needed") {
+    auto k = example("layernorm");
+    k->kernel.getApplyOp()->removeAttr("credit.reads");
+    CHECK(failed(cr::readSchedule(k->kernel)));
+    CHECK_THAT(k->diags, Catch::Contains("run credit-pass-access"));
+  }
+  SECTION("a materialization without its marked op") {
+    auto k = example("softmax_logits_bwd");
+    k->kernel.walk([](mlir::Operation *op) { op->removeAttr("credit.materialized"); });
+    CHECK(failed(cr::readSchedule(k->kernel)));
+    CHECK_THAT(k->diags, Catch::Contains("no op carries credit.materialized"));
+  }
+}

@@ -251,11 +251,15 @@ TEST_CASE("only Eq. 3-legal cluster sizes are candidates", "[model]") {
     CHECK(p.verdict == "no legal cluster size");
     CHECK(!p.profitable);
   }
-  SECTION("kernelFacts' Eq. 3 is computeLegality's, and legalityAt agrees") {
+  SECTION("kernelFacts reads credit-legality's Eq. 3, computeLegality's, and legalityAt agrees") {
     for (const char *name : kExamples)
       for (long long N : {1LL, 4096LL, 58088LL, 58092LL, 65536LL, 116172LL, 262144LL, 1000000LL}) {
         Compiled k(example(name), N);
-        KernelFacts f = kernelFacts(k.kernel, ::credit::findTarget("sm_90"), N, 256);
+        llvm::Expected<KernelFacts> read = kernelFacts(k.kernel);
+        REQUIRE(static_cast<bool>(read));
+        KernelFacts f = std::move(*read);
+        CHECK(f.legalityN == N);
+        CHECK(f.geometry.threads == 256);
         auto table = cr::computeLegality(k.kernel, ::credit::findTarget("sm_90"), N);
         REQUIRE(f.legality.size() == table.size());
         std::vector<LegalityAtN> direct = legalityAt(f.geometry, f.target, N);

@@ -1,7 +1,7 @@
 //===- Pipeline.h - .credit text → analysed credit IR, as a library -*- C++ -*-===//
 //
 // The part of creditc every mode shares: parse, check, lower to the credit
-// dialect, canonicalize + CSE, run the analysis pipeline. Used by the driver,
+// dialect, canonicalize + CSE, run the analysis pipeline and credit-schedule. Used by the driver,
 // the unit tests and anything embedding the compiler.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +30,7 @@ struct PipelineOptions {
   std::string arch = "sm_90"; // target of the legality table
   long long N = 0;            // row width for the legality table (0: none)
   int threads = 256;          // threads per CTA of the generated kernels
+  std::vector<std::string> variants; // kernel families the schedule lists (empty: all)
   std::string kernel;         // only this kernel ("" = all)
   bool analyze = true;        // false: stop after canonicalize + CSE (+ reciprocal-div)
   bool reciprocalDiv = true;  // credit-reciprocal-div (creditc --precise-div turns it off)

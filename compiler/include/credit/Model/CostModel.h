@@ -101,29 +101,28 @@ struct KernelFacts {
   ::credit::TargetInfo target{};
   long long legalityN = 0;            // the N `legality` was computed for
   std::vector<LegalityAtN> legality;  // P = 1 (staged), 2, 4, 8[, 16]
-  // The partial-retention form of the cluster kernels (docs/codegen.md), set by
-  // the caller from the CUDA emitter (credit::launcherForms), which
-  // chooses it: predict notes where the cluster launcher runs it. No term
+  // The partial-retention form of the cluster kernels (docs/codegen.md), from
+  // the schedule: predict notes where the cluster launcher runs it. No term
   // prices it.
   bool hasPartialForm = false;
   std::string partialDropped;                 // the input it re-reads from L2
   bool partialDroppedReadLate = false;        // first read after the first pass
   ::credit::WorkloadGeometry partialGeometry{};
-  // The persistent form (docs/codegen.md), set by the caller from the CUDA
-  // emitter (credit::launcherForms): predict notes where the cluster
-  // launcher runs it. No term prices it either.
+  // The persistent form (docs/codegen.md), from the schedule: predict notes
+  // where the cluster launcher runs it. No term prices it either.
   bool hasPersistentForm = false;
-  int persistentHoisted = 0;                  // numHoistedInputs
-  bool persistentKeptReadLate = false;        // kKeptInputReadLate: whole slices only
-  ::credit::WorkloadGeometry persistentGeometry{};  // geometry_wide_cta
+  int persistentHoisted = 0;                  // broadcast inputs only h reads (numHoistedInputs)
+  bool persistentKeptReadLate = false;        // a kept input first read late: whole slices only
+  ::credit::WorkloadGeometry persistentGeometry{};  // the wide-CTA twin's geometry
 
   int qSum() const;
   /// Eq. 3 allows the one-CTA staged kernel (P = 1, sync scratch) at legalityN.
   bool stagedLegal() const;
 };
 
-/// Eq. 3 rows straight from Layout.h (for synthetic facts; kernelFacts uses
-/// computeLegality, which agrees with this by construction -- unit-tested).
+/// Eq. 3 rows straight from Layout.h (for synthetic facts; kernelFacts reads
+/// credit-legality's table, which agrees with this by construction --
+/// unit-tested).
 std::vector<LegalityAtN> legalityAt(const ::credit::WorkloadGeometry &g,
                                     const ::credit::TargetInfo &target, long long N);
 
@@ -133,11 +132,14 @@ std::vector<LegalityAtN> legalityAt(const ::credit::WorkloadGeometry &g,
 llvm::Error checkControlFootprint(const DeviceProfile &profile, const ControlEntry &e,
                                   llvm::StringRef kernel, const ::credit::WorkloadGeometry &g);
 
-/// The facts of an analysed kernel: computeTraffic, computeBarriers,
-/// computeGeometry, classify, and computeLegality at N (sync) plus the
-/// mbarrier protocol's Eq. 3 through Layout.h.
-KernelFacts kernelFacts(mlir::credit::KernelOp kernel, const ::credit::TargetInfo &target,
-                        long long N, int threads);
+/// The facts of an analysed kernel, read from the attributes the analysis
+/// passes and credit-schedule wrote (KernelFacts.cpp): the classification,
+/// credit.traffic, credit.barriers, credit.legality (at the N, target and CTA
+/// size it ran with) plus the mbarrier protocol's Eq. 3 through Layout.h, and
+/// the schedule's geometry and forms. A rejected kernel's facts hold its name
+/// and classification only. Fails where an attribute is missing (the errors
+/// are on the kernel).
+llvm::Expected<KernelFacts> kernelFacts(mlir::credit::KernelOp kernel);
 
 //===----------------------------------------------------------------------===//
 // The prediction.

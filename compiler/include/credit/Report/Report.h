@@ -38,6 +38,25 @@ struct LegalityRow {
   std::optional<bool> legalAtN; // at the requested N
 };
 
+/// The schedule of an accepted kernel (credit-schedule, #credit.schedule).
+struct ScheduleSummary {
+  int threads = 0, wideThreads = 0;     // narrow CTA size; the wide-CTA twins' (0: none)
+  std::vector<std::string> forms;       // every kernel form generated, in order
+  std::vector<std::string> kept;        // kept inputs, first-read order
+  std::vector<std::string> smemOrder;   // kept inputs, SMEM array order
+  struct Materialized {
+    std::string input;
+    std::string pass;                   // the pass storing T(input): "stage 2", ..., "h"
+  };
+  std::vector<Materialized> materialized;
+  std::string partialDropped;           // "" without a partial-retention form
+  bool partialDroppedReadLate = false;  // first read after the first pass
+  bool keptReadLate = false;            // some kept input is first read after the first pass
+  std::vector<std::string> onlyH;       // inputs only h reads
+  std::vector<std::string> hoisted;     // ... the broadcast ones
+  std::vector<std::string> prefetchL2;  // ... the row ones the persistent form prefetches into L2
+};
+
 struct Report {
   std::string kernel;
   std::string file;
@@ -66,6 +85,8 @@ struct Report {
   int threads = 256; // threads per CTA the scratch was computed for
   std::optional<long long> N;
   std::vector<LegalityRow> legality;
+
+  std::optional<ScheduleSummary> schedule; // accepted kernels only
 };
 
 /// Reads the analysis attributes of a `credit.kernel` op (after the analysis

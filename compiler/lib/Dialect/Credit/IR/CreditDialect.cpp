@@ -1,6 +1,7 @@
 //===- CreditDialect.cpp - the `credit` dialect ---------------------------===//
 //
-// Dialect registration, RowType, enum attributes and the op interface.
+// Dialect registration, RowType and the op interface (attributes:
+// CreditAttrs.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +20,6 @@ using namespace mlir::credit;
 #define GET_TYPEDEF_CLASSES
 #include "credit/Dialect/Credit/IR/CreditOpsTypes.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "credit/Dialect/Credit/IR/CreditAttrDefs.cpp.inc"
-
 void CreditDialect::initialize() {
   registerTypes();
   registerAttributes();
@@ -35,13 +33,6 @@ void CreditDialect::registerTypes() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "credit/Dialect/Credit/IR/CreditOpsTypes.cpp.inc"
-      >();
-}
-
-void CreditDialect::registerAttributes() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "credit/Dialect/Credit/IR/CreditAttrDefs.cpp.inc"
       >();
 }
 

@@ -30,6 +30,18 @@ Barriers mlir::credit::computeBarriers(KernelOp kernel) {
   return k;
 }
 
+FailureOr<Barriers> mlir::credit::readBarriers(KernelOp kernel) {
+  auto d = kernel->getAttrOfType<DictionaryAttr>("credit.barriers");
+  auto sync = d ? d.getAs<IntegerAttr>("sync") : IntegerAttr();
+  auto mbarrier = d ? d.getAs<IntegerAttr>("mbarrier") : IntegerAttr();
+  if (!sync || !mbarrier)
+    return kernel.emitError("credit.barriers is missing or malformed (run credit-barriers first)");
+  Barriers k;
+  k.sync = static_cast<int>(sync.getInt());
+  k.mbarrier = static_cast<int>(mbarrier.getInt());
+  return k;
+}
+
 namespace {
 struct CreditBarriersPass : public mlir::credit::impl::CreditBarriersBase<CreditBarriersPass> {
   void runOnOperation() override {

@@ -168,6 +168,17 @@ Classification mlir::credit::classify(KernelOp kernel) {
           loc};
 }
 
+FailureOr<Classification> mlir::credit::readClassification(KernelOp kernel) {
+  auto d = kernel->getAttrOfType<DictionaryAttr>("credit.classification");
+  auto category = d ? d.getAs<StringAttr>("category") : StringAttr();
+  auto reason = d ? d.getAs<StringAttr>("reason") : StringAttr();
+  if (!category || !reason)
+    return kernel.emitError(
+        "credit.classification is missing or malformed (run credit-classify first)");
+  auto loc = d.getAs<LocationAttr>("location");
+  return Classification{category.str(), reason.str(), loc ? Location(loc) : kernel.getLoc()};
+}
+
 namespace {
 struct CreditClassifyPass : public mlir::credit::impl::CreditClassifyBase<CreditClassifyPass> {
   void runOnOperation() override {

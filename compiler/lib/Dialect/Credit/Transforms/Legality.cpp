@@ -71,6 +71,53 @@ mlir::credit::computeLegality(KernelOp kernel, const ::credit::TargetInfo &targe
   return rows;
 }
 
+FailureOr<LegalityTable> mlir::credit::readLegality(KernelOp kernel) {
+  auto d = kernel->getAttrOfType<DictionaryAttr>("credit.legality");
+  auto fail = [&](llvm::StringRef what) {
+    return kernel.emitError("credit.legality: ") << what << " (run credit-legality first)";
+  };
+  if (!d)
+    return fail("missing");
+  auto target = d.getAs<StringAttr>("target");
+  auto threads = d.getAs<IntegerAttr>("threads");
+  auto table = d.getAs<ArrayAttr>("table");
+  if (!target || !threads || !table)
+    return fail("target, threads or table is missing");
+  LegalityTable l;
+  l.target = ::credit::findTarget(target.str().c_str());
+  if (!l.target.arch)
+    return fail("unknown target '" + target.str() + "'");
+  l.threads = static_cast<int>(threads.getInt());
+  if (auto n = d.getAs<IntegerAttr>("N"))
+    l.N = n.getInt();
+  for (Attribute a : table) {
+    auto row = llvm::dyn_cast<DictionaryAttr>(a);
+    auto P = row ? row.getAs<IntegerAttr>("P") : IntegerAttr();
+    auto portable = row ? row.getAs<BoolAttr>("portable") : BoolAttr();
+    auto sync = row ? row.getAs<IntegerAttr>("scratch_sync") : IntegerAttr();
+    auto mbar = row ? row.getAs<IntegerAttr>("scratch_mbarrier") : IntegerAttr();
+    auto maxN = row ? row.getAs<IntegerAttr>("max_N") : IntegerAttr();
+    if (!P || !portable || !sync || !mbar || !maxN)
+      return fail("a table row is malformed");
+    LegalityEntry e{};
+    e.P = static_cast<int>(P.getInt());
+    e.portable = portable.getValue();
+    e.scratchSync = sync.getInt();
+    e.scratchMbarrier = mbar.getInt();
+    e.maxN = maxN.getInt();
+    if (l.N > 0) {
+      auto smem = row.getAs<IntegerAttr>("smem");
+      auto legal = row.getAs<BoolAttr>("legal");
+      if (!smem || !legal)
+        return fail("a table row lacks smem / legal at N");
+      e.smemAtN = smem.getInt();
+      e.legalAtN = legal.getValue();
+    }
+    l.rows.push_back(e);
+  }
+  return l;
+}
+
 namespace {
 struct CreditLegalityPass : public mlir::credit::impl::CreditLegalityBase<CreditLegalityPass> {
   using CreditLegalityBase::CreditLegalityBase;

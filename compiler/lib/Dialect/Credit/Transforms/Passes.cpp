@@ -1,8 +1,8 @@
 //===- Passes.cpp - The credit analysis pipeline --------------------------===//
 //
 // Each analysis pass lives in its own file in this folder; this file strings
-// them together (creditc runs exactly this) and registers the pipeline as
-// `credit-analyze` for credit-opt.
+// them and credit-schedule together (creditc runs exactly this) and registers
+// the pipeline as `credit-analyze` for credit-opt.
 //
 //===----------------------------------------------------------------------===//
 #include "credit/Dialect/Credit/Transforms/Passes.h"
@@ -32,12 +32,17 @@ void mlir::credit::buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipeli
   legality.threads = opts.threads;
   kpm.addPass(createCreditLegality(legality));
   kpm.addPass(createCreditClassify());
+  CreditScheduleOptions schedule;
+  schedule.threads = opts.threads;
+  std::vector<std::string> variants(opts.variants.begin(), opts.variants.end());
+  schedule.variants = variants; // copied by the pass
+  kpm.addPass(createCreditSchedule(schedule));
 }
 
 void mlir::credit::registerCreditPipelines() {
   PassPipelineRegistration<AnalysisPipelineOptions>(
       "credit-analyze",
-      "Canonicalize, CSE, then every credit analysis pass (what creditc --report runs)",
+      "Canonicalize, CSE, then every credit analysis pass and credit-schedule (what creditc runs)",
       [](OpPassManager &pm, const AnalysisPipelineOptions &opts) {
         buildCanonicalizationPipeline(pm);
         buildAnalysisPipeline(pm, opts);

@@ -17,23 +17,6 @@ using namespace mlir::credit;
 
 llvm::StringRef mlir::credit::formName(Form f) { return stringifyForm(f); }
 
-bool mlir::credit::isWideCtaForm(Form f) {
-  switch (f) {
-  case Form::ClusterWideSync:
-  case Form::ClusterWideMbarrier:
-  case Form::Persistent:
-  case Form::PersistentHalves:
-  case Form::PersistentClaims:
-  case Form::PersistentHalvesClaims:
-  case Form::StagedWide:
-  case Form::StagedRegsWideWide:
-  case Form::StagedRegsDeepWide:
-    return true;
-  default:
-    return false;
-  }
-}
-
 FailureOr<VariantSet> VariantSet::parse(llvm::ArrayRef<std::string> names, std::string &bad) {
   if (names.empty())
     return VariantSet{};

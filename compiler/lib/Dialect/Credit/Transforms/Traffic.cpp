@@ -69,6 +69,45 @@ Traffic mlir::credit::computeTraffic(KernelOp kernel) {
   return t;
 }
 
+FailureOr<Traffic> mlir::credit::readTraffic(KernelOp kernel) {
+  auto d = kernel->getAttrOfType<DictionaryAttr>("credit.traffic");
+  auto fail = [&](llvm::StringRef what) {
+    return kernel.emitError("credit.traffic: ") << what << " (run credit-traffic first)";
+  };
+  if (!d)
+    return fail("missing");
+  Traffic t;
+  auto integer = [&](llvm::StringRef key, int64_t &out) {
+    auto a = d.getAs<IntegerAttr>(key);
+    if (a)
+      out = a.getInt();
+    return static_cast<bool>(a);
+  };
+  int64_t L = 0;
+  auto q = d.getAs<DenseI64ArrayAttr>("q");
+  auto kept = d.getAs<ArrayAttr>("kept");
+  auto ceiling = d.getAs<FloatAttr>("ceiling");
+  if (!integer("L", L) || !integer("baseline", t.baseline) || !integer("cluster", t.cluster) ||
+      !integer("reread", t.reread) || !integer("keep", t.keep) || !integer("outputs", t.outputBytes) ||
+      !integer("fixed_broadcast_per_element", t.fixedBroadcastPerElement) ||
+      !integer("fixed_per_row", t.fixedPerRow) || !q || !kept || !ceiling)
+    return fail("a field is missing or has the wrong type");
+  if (L < 0 || static_cast<int64_t>(q.size()) != L)
+    return fail("q must have L entries");
+  t.L = static_cast<unsigned>(L);
+  for (int64_t v : q.asArrayRef())
+    t.q.push_back(static_cast<int>(v));
+  for (Attribute a : kept) {
+    auto name = llvm::dyn_cast<StringAttr>(a);
+    InputOp in = name ? kernel.lookupInput(name.getValue()) : InputOp();
+    if (!in)
+      return fail("kept must list input names");
+    t.kept.push_back(in);
+  }
+  t.ceiling = ceiling.getValueAsDouble();
+  return t;
+}
+
 namespace {
 struct CreditTrafficPass : public mlir::credit::impl::CreditTrafficBase<CreditTrafficPass> {
   void runOnOperation() override {

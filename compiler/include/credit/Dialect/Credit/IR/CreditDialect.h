@@ -28,6 +28,19 @@
 #define GET_TYPEDEF_CLASSES
 #include "credit/Dialect/Credit/IR/CreditOpsTypes.h.inc"
 
+namespace mlir::credit {
+/// One entry of #credit.schedule's `materialized`: the retained slice of input
+/// `input` holds T(input) from pass `pass` (0-based: the stages, then h) on.
+struct MaterializedInput {
+  StringAttr input;
+  int64_t pass = 0;
+  bool operator==(const MaterializedInput &o) const { return input == o.input && pass == o.pass; }
+};
+inline llvm::hash_code hash_value(const MaterializedInput &m) {
+  return llvm::hash_combine(m.input, m.pass);
+}
+} // namespace mlir::credit
+
 #define GET_ATTRDEF_CLASSES
 #include "credit/Dialect/Credit/IR/CreditAttrDefs.h.inc"
 
@@ -50,6 +63,17 @@ inline bool isRowLevelValue(Value v) { return v.getType().isF32(); }
 /// `operandType` in a reduce/select/apply region: E for !credit.row<E>,
 /// the type itself otherwise.
 Type getElementArgType(Type operandType);
+
+/// Whether kernel form `f` runs at the wide-CTA twin's threads (the
+/// schedule's wide_threads): ClusterWide*, StagedWide, StagedRegsWideWide,
+/// StagedRegsDeepWide and the persistent forms.
+bool isWideCtaForm(Form f);
+
+/// Checks a #credit.schedule against the kernel it annotates: every name is an
+/// input of the right kind (kept, prefetched: row; hoisted: broadcast) and
+/// every materialization's pass exists. Errors through `emitError`.
+LogicalResult verifyScheduleForKernel(KernelOp kernel, ScheduleAttr schedule,
+                                      llvm::function_ref<InFlightDiagnostic()> emitError);
 
 } // namespace mlir::credit
 

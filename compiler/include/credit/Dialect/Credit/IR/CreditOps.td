@@ -35,6 +35,9 @@ def Credit_Dialect : Dialect {
                            "::mlir::math::MathDialect"];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // `credit.schedule` and `credit.materialized` are checked against the
+  // kernel they annotate (CreditAttrs.cpp).
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();
@@ -155,6 +158,9 @@ def Credit_ScanKindAttr
     : EnumAttr<Credit_Dialect, Credit_ScanKind, "scan_kind"> {
   let assemblyFormat = "`<` $value `>`";
 }
+
+// #credit.schedule and #credit.geometry.
+include "CreditAttrs.td"
 
 //===----------------------------------------------------------------------===//
 // Element-region op interface (reduce, select, apply)

@@ -92,6 +92,27 @@ struct Classification {
 };
 Classification classify(KernelOp kernel);
 
+//===----------------------------------------------------------------------===//
+// The results as the passes recorded them. Consumers (the cost model, the
+// report) read these instead of recomputing. Each fails, with an error on the
+// kernel, where its pass has not run or the attribute is malformed.
+//===----------------------------------------------------------------------===//
+
+/// credit.traffic (Traffic.cpp).
+FailureOr<Traffic> readTraffic(KernelOp kernel);
+/// credit.barriers (Barriers.cpp).
+FailureOr<Barriers> readBarriers(KernelOp kernel);
+/// credit.legality (Legality.cpp): the table and what it was computed for.
+struct LegalityTable {
+  ::credit::TargetInfo target{};
+  int threads = kThreadsPerCta;
+  int64_t N = 0; // 0: no N (no smemAtN / legalAtN)
+  llvm::SmallVector<LegalityEntry> rows;
+};
+FailureOr<LegalityTable> readLegality(KernelOp kernel);
+/// credit.classification (Classify.cpp).
+FailureOr<Classification> readClassification(KernelOp kernel);
+
 } // namespace mlir::credit
 
 #endif // CREDIT_DIALECT_CREDIT_TRANSFORMS_ANALYSES_H

@@ -27,11 +27,15 @@ struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOpti
                     llvm::cl::init(0)};
   Option<int> threads{*this, "threads", llvm::cl::desc("Threads per CTA (128, 256, 512, 1024)"),
                       llvm::cl::init(256)};
+  ListOption<std::string> variants{
+      *this, "variants",
+      llvm::cl::desc("Kernel families the schedule lists: cluster, staged, reread, control (default all)")};
 };
 
 /// canonicalize, cse, canonicalize: what `--emit=mlir` prints after.
 void buildCanonicalizationPipeline(OpPassManager &pm);
-/// The analysis passes, in order, nested on every credit.kernel.
+/// The analysis passes, in order, then credit-schedule, nested on every
+/// credit.kernel.
 void buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipelineOptions &opts);
 /// Registers `credit-analyze` (both of the above) for credit-opt.
 void registerCreditPipelines();

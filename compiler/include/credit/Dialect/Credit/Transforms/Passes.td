@@ -70,4 +70,27 @@ def CreditClassify : Pass<"credit-classify", "::mlir::credit::KernelOp"> {
   let dependentDialects = ["::mlir::credit::CreditDialect"];
 }
 
+// The schedule, after the analyses.
+
+def CreditSchedule : Pass<"credit-schedule", "::mlir::credit::KernelOp"> {
+  let summary = "How an accepted kernel runs: #credit.schedule on the kernel";
+  let description = [{
+    Decides, for a kernel the classification accepted (or one not classified),
+    which row inputs are kept on chip and in which order, which expression is
+    stored over a kept input (`credit.materialized` on the op computing it),
+    which kept input the partial-retention form re-reads, which inputs only h
+    reads, the CTA sizes and every kernel form generated, and records them as
+    `credit.schedule = #credit.schedule<...>` (Schedule.h). Rejected kernels
+    get none.
+  }];
+  let options = [
+    Option<"threads", "threads", "int", /*default=*/"256",
+           "Threads per CTA of the narrow forms (128, 256, 512, 1024)">,
+    ListOption<"variants", "variants", "std::string",
+               "Kernel families whose forms are generated: cluster, staged, "
+               "reread, control (default all)">,
+  ];
+  let dependentDialects = ["::mlir::credit::CreditDialect"];
+}
+
 #endif // CREDIT_DIALECT_CREDIT_TRANSFORMS_PASSES_TD

@@ -24,14 +24,11 @@ namespace mlir::credit {
 
 // `Form` (the kernel forms the emitter may instantiate: one extern "C" kernel
 // per form and vector width) is generated from CreditOps.td, with
-// stringifyForm / symbolizeForm for its keywords.
+// stringifyForm / symbolizeForm for its keywords; isWideCtaForm(f)
+// (CreditDialect.h) says whether it runs at the wide-CTA twin's threads.
 
 /// "cluster_sync", "persistent_halves_claims", ... (the attribute's keywords).
 llvm::StringRef formName(Form f);
-/// Whether form `f` runs at the wide-CTA twin's threads (wideThreads): the
-/// ClusterWide*, StagedWide, StagedRegsWideWide, StagedRegsDeepWide and the
-/// persistent forms.
-bool isWideCtaForm(Form f);
 
 /// The kernel families `creditc --variant` selects; a schedule lists the forms
 /// of the selected ones only.
@@ -117,6 +114,11 @@ FailureOr<KernelSchedule> computeSchedule(KernelOp kernel, int threads, VariantS
 /// credit-pass-access and credit-schedule passes. Fails, with an error on the
 /// kernel, if the passes have not run or the attributes are malformed.
 FailureOr<KernelSchedule> readSchedule(KernelOp kernel);
+
+/// Records `s` as the kernel's `credit.schedule` attribute and marks the op
+/// computing T(x) of every materialization with `credit.materialized` (after
+/// dropping the marks of an earlier schedule).
+void writeSchedule(KernelOp kernel, const KernelSchedule &s);
 
 //===----------------------------------------------------------------------===//
 // The pieces of computeSchedule, one file each.
