@@ -72,24 +72,3 @@ mlir::LogicalResult credit::emitCudaHeader(cr::KernelOp kernel, const CudaEmitOp
   printApiHeader(**view, out);
   return mlir::success();
 }
-
-mlir::FailureOr<credit::LauncherForms> credit::launcherForms(cr::KernelOp kernel,
-                                                             const CudaEmitOptions &options) {
-  (void)options;
-  mlir::FailureOr<cr::KernelSchedule> s = cr::readSchedule(kernel);
-  if (failed(s))
-    return mlir::failure();
-  LauncherForms f;
-  f.partial.exists = s->partialDrop >= 0;
-  f.partial.geometry = s->partialGeometry;
-  if (f.partial.exists) {
-    auto inputs = llvm::to_vector(kernel.getInputOps());
-    f.partial.dropped = inputs[s->partialDropInput()].getName().str();
-    f.partial.droppedReadLate = s->partialDropReadLate;
-  }
-  f.persistent.exists = s->has(cr::Form::Persistent);
-  f.persistent.hoistedInputs = static_cast<int>(s->hoisted.size());
-  f.persistent.keptInputReadLate = s->keptReadLate;
-  f.persistent.geometry = s->wideGeometry;
-  return f;
-}

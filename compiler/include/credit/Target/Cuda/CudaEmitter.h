@@ -79,32 +79,6 @@ mlir::LogicalResult emitCuda(mlir::credit::KernelOp kernel, const CudaEmitOption
 mlir::LogicalResult emitCudaHeader(mlir::credit::KernelOp kernel, const CudaEmitOptions &options,
                                    llvm::raw_ostream &os);
 
-/// The partial-retention form of `kernel`'s cluster kernels, as its schedule
-/// has it: which kept input it re-reads, whether that input is first read
-/// after the first pass, and its geometry. `exists` is false for fewer than two
-/// kept inputs. Fails (errors on the op) where readSchedule does.
-struct PartialRetentionForm {
-  bool exists = false;
-  std::string dropped;            // the .credit name of the input it re-reads
-  bool droppedReadLate = false;   // kPartialDroppedReadLate
-  ::credit::WorkloadGeometry geometry{}; // geometry_partial
-};
-
-/// The persistent form of the cluster kernels, as its schedule has it.
-struct PersistentFormFacts {
-  bool exists = false;                   // the _cluster_persistent_ kernels are generated
-  int hoistedInputs = 0;                 // numHoistedInputs
-  bool keptInputReadLate = false;        // kKeptInputReadLate: whole slices only
-  ::credit::WorkloadGeometry geometry{}; // geometry_wide_cta
-};
-/// The forms the cluster launcher may run instead of the one the model's
-/// terms describe: for predict's notes.
-struct LauncherForms {
-  PartialRetentionForm partial;
-  PersistentFormFacts persistent;
-};
-mlir::FailureOr<LauncherForms> launcherForms(mlir::credit::KernelOp kernel, const CudaEmitOptions &options);
-
 } // namespace credit
 
 #endif // CREDIT_TARGET_CUDA_CUDAEMITTER_H
