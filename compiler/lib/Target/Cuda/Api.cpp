@@ -15,8 +15,8 @@ llvm::SmallVector<ApiFn> apiFunctions(const KernelView &k) {
     fns.push_back(ApiFn::LaunchControl);
   fns.append({ApiFn::Signature, ApiFn::MaxLegalN, ApiFn::LaunchGeneric, ApiFn::StatusString});
   if (k.options->dispatch)
-    fns.append({ApiFn::Plan, ApiFn::LaunchAuto, ApiFn::Autotune, ApiFn::LastPlan,
-                ApiFn::LaunchAutoGeneric, ApiFn::AutotuneGeneric});
+    fns.append({ApiFn::Plan, ApiFn::LaunchAutoGeneric, ApiFn::AutotuneGeneric, ApiFn::LaunchAuto,
+                ApiFn::Autotune, ApiFn::LastPlan});
   return fns;
 }
 
@@ -56,7 +56,7 @@ std::string prototype(const KernelView &k, ApiFn fn) {
   case ApiFn::LaunchControl:
     return "int " + ns + "_launch_control(long long M, long long N, int P, int protocol, cudaStream_t stream)";
   case ApiFn::Signature:
-    return "const char* " + ns + "_signature(void)";
+    return "const char* " + ns + "_signature()";
   case ApiFn::MaxLegalN:
     return "long long " + ns + "_max_legal_n(const char* variant, int P, int protocol)";
   case ApiFn::LaunchGeneric:
@@ -90,9 +90,11 @@ std::string wrapPrototype(llvm::StringRef proto, size_t width) {
   llvm::SmallVector<llvm::StringRef> pieces;
   proto.split(pieces, ", ");
   std::string out, line = pieces.front().str();
-  for (llvm::StringRef piece : llvm::ArrayRef(pieces).drop_front()) {
+  for (size_t i = 1; i < pieces.size(); ++i) {
+    llvm::StringRef piece = pieces[i];
     line += ",";
-    if (line.size() + 1 + piece.size() > width) {
+    const size_t comma = i + 1 < pieces.size() ? 1 : 0;
+    if (line.size() + 1 + piece.size() + comma > width) {
       out += line + "\n";
       line = std::string(open, ' ') + piece.str();
     } else {

@@ -28,7 +28,7 @@ llvm::SmallVector<ApiFn> apiFunctions(const KernelView &k);
 std::string prototype(const KernelView &k, ApiFn fn);
 /// `proto` broken after commas into lines of at most `width` columns, the
 /// continuation lines aligned under the first parameter.
-std::string wrapPrototype(llvm::StringRef proto, size_t width = 120);
+std::string wrapPrototype(llvm::StringRef proto, size_t width = 119);
 /// The data parameters: "const float* x, ..., float* y, " (empty if none).
 std::string dataParams(const KernelView &k);
 /// The data arguments' names: "x, gamma, beta, y".

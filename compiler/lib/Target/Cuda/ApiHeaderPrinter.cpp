@@ -49,8 +49,11 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
          << "   autotuned) choice, timing T_B once per shape; time every legal variant and keep the fastest;\n"
          << "   the decision recorded for a shape. */\n";
     if (fn == ApiFn::LaunchAutoGeneric)
-      os << "/* The same with the data arguments as an array, in " << k.prefix << "_signature() order. */\n";
-    os << wrapPrototype(prototype(k, fn) + ";") << "\n";
+      os << "/* The data arguments as an array, in " << k.prefix << "_signature() order. */\n";
+    std::string proto = prototype(k, fn);
+    if (llvm::StringRef(proto).ends_with("()")) // C: no prototype without `void`
+      proto.insert(proto.size() - 1, "void");
+    os << wrapPrototype(proto + ";") << "\n";
   }
   os << "\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif  /* " << guard << " */\n";
 }

@@ -109,8 +109,11 @@ void printLaunchApi(const KernelView &k, llvm::raw_ostream &os) {
   if (dispatch)
     os << "using " << k.prefix << "::kDispatch;\n";
   os << "using " << k.prefix << "::kWorkload;\n\n";
-  for (ApiFn fn : apiFunctions(k))
+  for (ApiFn fn : apiFunctions(k)) {
+    if (fn == ApiFn::Plan)
+      os << "\n";
     printForward(k, fn, os);
+  }
   os << "}  // extern \"C\"\n";
   os << "#endif  // !defined(__CUDACC_RTC__)\n";
 }
