@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "credit/Target/Cuda/CudaEmitter.h"
 
+#include "ExprPrinter.h"
 #include "Printers.h"
 #include "Standalone.h"
 
@@ -49,7 +50,12 @@ mlir::LogicalResult credit::emitCuda(cr::KernelOp kernel, const CudaEmitOptions 
     llvm::raw_string_ostream raw(text);
     mlir::raw_indented_ostream os(raw);
     printHeaderComment(k, os);
-    os << "#include <credit/device/row_kernel.cuh>\n\n";
+    os << "#include <credit/device/row_kernel.cuh>\n";
+    bool nonFinite = false;
+    kernel.walk([&](mlir::Operation *op) { nonFinite |= isNonFiniteConstant(op); });
+    if (nonFinite)
+      os << "#include <cuda/std/limits>  // infinity, NaN\n";
+    os << "\n";
     os << "namespace CREDIT_LOCAL " << k.prefix << " {\nusing namespace credit::device;\n\n";
     if (failed(printWorkload(k, os)))
       return mlir::failure();

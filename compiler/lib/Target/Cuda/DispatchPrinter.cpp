@@ -10,6 +10,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace credit::cuda {
@@ -47,12 +48,14 @@ void printDispatchData(const KernelView &k, llvm::raw_ostream &os) {
     }
     os << (protocol ? "}},\n" : "},  // B_DSM^w(P): [protocol][log2 P]\n");
   }
-  os << "    kCtrl, " << prof.ctrl.size() << ",            // T_ctrl points {protocol, P, M, N, ms}\n";
   const DispatchProfile::Traffic &t = prof.traffic;
-  os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},  // b_B, b_reread, b_keep, D_fixed per element, "
-                      "D_fixed per row, sum q\n",
-                      t.baseline, t.reread, t.keep, t.fixedPerElement, t.fixedPerRow,
-                      k.schedule.geometry.qSum);
+  const std::string ctrl = "kCtrl, " + std::to_string(prof.ctrl.size()) + ",";
+  const std::string traffic = llvm::formatv("{{{0}, {1}, {2}, {3}, {4}, {5}},", t.baseline, t.reread, t.keep,
+                                            t.fixedPerElement, t.fixedPerRow, k.schedule.geometry.qSum);
+  const size_t column = std::max(ctrl.size(), traffic.size()) + 2;
+  os << "    " << ctrl << std::string(column - ctrl.size(), ' ') << "// T_ctrl points {protocol, P, M, N, ms}\n";
+  os << "    " << traffic << std::string(column - traffic.size(), ' ')
+     << "// b_B, b_reread, b_keep, D_fixed per element, D_fixed per row, sum q\n";
   os << "};\n";
   os << "inline credit::host::PlanCache planCache;\n";
   os << "inline const credit::host::Dispatch kDispatch = {&kWorkload, &kProfile, &planCache};\n";

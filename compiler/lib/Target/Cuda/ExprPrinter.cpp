@@ -36,13 +36,19 @@ std::string(::credit::cuda::shortestFloat)(float f) {
 
 std::string(::credit::cuda::cudaFloatLiteral)(float f) {
   if (std::isnan(f))
-    return "__builtin_nanf(\"\")";
+    return "::cuda::std::numeric_limits<float>::quiet_NaN()";
   if (std::isinf(f))
-    return f > 0 ? "__builtin_huge_valf()" : "-__builtin_huge_valf()";
+    return f > 0 ? "::cuda::std::numeric_limits<float>::infinity()" : "-::cuda::std::numeric_limits<float>::infinity()";
   std::string s = shortestFloat(f);
   if (s.find_first_of(".e") == std::string::npos)
     s += ".0";
   return s + "f";
+}
+
+bool(::credit::cuda::isNonFiniteConstant)(Operation *op) {
+  auto c = llvm::dyn_cast<arith::ConstantOp>(op);
+  auto f = c ? llvm::dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
+  return f && !f.getValue().isFinite();
 }
 
 //===----------------------------------------------------------------------===//

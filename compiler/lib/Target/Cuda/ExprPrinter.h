@@ -43,8 +43,12 @@ enum class ExprStyle {
 std::string shortestFloat(float f);
 /// A C++ float literal of `f` that is a constant expression on host and
 /// device, with nvcc and NVRTC: "1e-05f", "127.0f"; the non-finite values
-/// through the compilers' builtins (__builtin_huge_valf(), __builtin_nanf("")).
+/// through cuda::std::numeric_limits (<cuda/std/limits>; see isNonFinite).
 std::string cudaFloatLiteral(float f);
+
+/// Whether `op` is a constant that cudaFloatLiteral prints through
+/// cuda::std::numeric_limits.
+bool isNonFiniteConstant(mlir::Operation *op);
 
 class ExprPrinter {
 public:
