@@ -80,19 +80,19 @@ namespace device {
 // per thread and kept input (512 threads' worth), CREDIT_MIN_CTAS_PER_SM_WIDE_CTA for
 // the twins with twice the threads (1). 0: the default.
 #ifdef CREDIT_MIN_CTAS_PER_SM
-constexpr int kMinCtasKnob = CREDIT_MIN_CTAS_PER_SM;
+inline constexpr int kMinCtasKnob = CREDIT_MIN_CTAS_PER_SM;
 #else
-constexpr int kMinCtasKnob = 0;
+inline constexpr int kMinCtasKnob = 0;
 #endif
 #ifdef CREDIT_MIN_CTAS_PER_SM_WIDE_REGS
-constexpr int kMinCtasWideRegsKnob = CREDIT_MIN_CTAS_PER_SM_WIDE_REGS;
+inline constexpr int kMinCtasWideRegsKnob = CREDIT_MIN_CTAS_PER_SM_WIDE_REGS;
 #else
-constexpr int kMinCtasWideRegsKnob = 0;
+inline constexpr int kMinCtasWideRegsKnob = 0;
 #endif
 #ifdef CREDIT_MIN_CTAS_PER_SM_WIDE_CTA
-constexpr int kMinCtasWideCtaKnob = CREDIT_MIN_CTAS_PER_SM_WIDE_CTA;
+inline constexpr int kMinCtasWideCtaKnob = CREDIT_MIN_CTAS_PER_SM_WIDE_CTA;
 #else
-constexpr int kMinCtasWideCtaKnob = 1;
+inline constexpr int kMinCtasWideCtaKnob = 1;
 #endif
 
 // ---------------------------------------------------------------------------
