@@ -1,7 +1,7 @@
 //===- Standalone.cpp - one self-contained generated file -----------------===//
 #include "Standalone.h"
 
-#include "credit/runtime/EmbeddedSources.h"
+#include "credit/runtime/Library.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
@@ -12,10 +12,17 @@
 namespace credit::cuda {
 namespace {
 
-/// The embedded text of a library header.
+/// The embedded text of a library header (the device library's or a launch
+/// header of the host section).
 std::optional<llvm::StringRef> embeddedHeader(llvm::StringRef path) {
-  (void)path;
-  return std::nullopt; // TODO(embedded headers): the runtime's table
+  for (auto list : {&::credit::deviceLibraryHeaders, &::credit::hostLibraryHeaders}) {
+    std::size_t count = 0;
+    const ::credit::EmbeddedHeader *headers = (*list)(&count);
+    for (std::size_t i = 0; i < count; ++i)
+      if (path == headers[i].name)
+        return llvm::StringRef(headers[i].text);
+  }
+  return std::nullopt;
 }
 
 /// The header named by an `#include <...>` or `#include "..."` line, resolved
