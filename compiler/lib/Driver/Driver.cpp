@@ -306,6 +306,7 @@ int credit::driverMain(int argc, char **argv) {
   emitOpts.arch = opts.arch;
   emitOpts.variants = variants;
   emitOpts.sourceName = displayName;
+  emitOpts.sourceText = (*file)->getBuffer().str();
   emitOpts.threads = opts.threads;
   emitOpts.fastMath = opts.fastMath;
   emitOpts.standalone = opts.standalone;

@@ -51,6 +51,7 @@ struct Generated {
 
   Generated(std::unique_ptr<llvm::MemoryBuffer> buf, const std::string &arch, std::vector<Variant> variants,
             bool standalone) {
+    const std::string source = buf->getBuffer().str();
     c = std::make_unique<Compilation>(std::move(buf), diagOS);
     PipelineOptions opts;
     opts.arch = arch;
@@ -62,6 +63,7 @@ struct Generated {
     eo.arch = arch;
     eo.variants = std::move(variants);
     eo.sourceName = c->bufferName().str();
+    eo.sourceText = source;
     eo.standalone = standalone;
     llvm::raw_string_ostream os(cuda);
     INFO(diags);
@@ -248,8 +250,9 @@ TEST_CASE("names that clash with keywords, macros and the library compile", "[co
   }
   Generated g = Generated::file(inputPath("names_stress"));
   // Parameters keep their source names where C++ allows, else get a `_`.
-  CHECK(count(g.cuda, "int credit_names_stress_launch_staged(const float* float_, const float* off, const float* vi,") ==
-        1);
+  CHECK(count(g.cuda, "int credit_names_stress_launch_staged(const float* float_, const float* INFINITY_, "
+                      "const float* linux_, const float* r,") == 1);
+  CHECK(count(g.cuda, "static constexpr float NAN_ = 2.0f;") == 1);
 }
 
 TEST_CASE("a chain of lets stays linear in size and compiles", "[codegen][nvrtc]") {

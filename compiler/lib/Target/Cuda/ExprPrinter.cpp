@@ -182,7 +182,10 @@ void ExprPrinter::declare(llvm::ArrayRef<Operation *> ops, raw_ostream &os, cons
     if (hook && hook(op, os))
       continue;
     std::optional<std::string> let = letName ? letName(op) : std::nullopt;
-    bool shared = style != ExprStyle::Math && isShared(op->getResult(0));
+    // Formulas inline a shared value while it reads well; a longer one is named
+    // too, so that no formula grows with the depth of its sharing.
+    bool shared = isShared(op->getResult(0)) &&
+                  (style != ExprStyle::Math || expr(op).size() > kMathInlineLimit);
     if (let || shared)
       declareAs(op, let ? StringRef(*let) : StringRef("t" + std::to_string(counter++)), os);
   }

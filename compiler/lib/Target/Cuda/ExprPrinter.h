@@ -75,7 +75,7 @@ public:
   using LetFn = std::function<std::optional<std::string>(mlir::Operation *)>;
   /// Prints `const T name = expr;` on `os`, in op order, for every expression
   /// op of `ops` (scanned) that is shared or the root of a let (`letName`),
-  /// and binds it. Math style: lets only.
+  /// and binds it. Math style: lets, and shared values too long to inline.
   void declare(llvm::ArrayRef<mlir::Operation *> ops, llvm::raw_ostream &os, const LetFn &letName,
                const Hook &hook = nullptr);
   /// The ops of a block, terminator included.
@@ -102,6 +102,8 @@ public:
 
 private:
   static constexpr int kAtom = 4;
+  /// Math style: a shared value longer than this gets a name of its own.
+  static constexpr size_t kMathInlineLimit = 40;
   struct Printed {
     std::string text;
     int prec;

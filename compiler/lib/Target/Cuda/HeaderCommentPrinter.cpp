@@ -48,7 +48,7 @@ std::string readers(const cr::KernelSchedule &s, unsigned input, int from = 0) {
 void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
   NameSupply unused;
   ExprPrinter m(ExprStyle::Math, unused);
-  LetNames lets;
+  LetNames lets(k.options->sourceName, k.options->sourceText);
   auto letName = [&](Operation *op) { return lets.lookup(op); };
   std::string text;
   llvm::raw_string_ostream ts(text);
@@ -56,25 +56,40 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
     m.bind(in.op->getResult(0), in.src);
   for (cr::ParamOp p : k.params)
     m.bind(p.getResult(), p.getName().str());
+  // Value numbering over the whole kernel: the row-level ops, then each region.
+  for (Operation &op : k.kernel.getBodyBlock())
+    if (auto n = llvm::dyn_cast<cr::RowWidthOp>(op))
+      m.bind(n.getResult(), "N");
+  llvm::SmallVector<Operation *> rowOps;
+  llvm::SmallVector<cr::ElementRegionOpInterface> regions;
+  k.kernel.getBodyBlock().walk([&](Operation *op) {
+    if (auto r = llvm::dyn_cast<cr::ElementRegionOpInterface>(op)) {
+      regions.push_back(r);
+      for (unsigned i = 0; i < r.getBodyBlock().getNumArguments(); ++i)
+        m.alias(r.getBodyBlock().getArgument(i), r->getOperand(i));
+    } else if (op->getParentOp() == k.kernel.getOperation() ||
+               llvm::isa<cr::StageOp>(op->getParentOp())) {
+      rowOps.push_back(op);
+    }
+  });
+  m.scan(rowOps);
+  for (cr::ElementRegionOpInterface r : regions)
+    m.scan(ExprPrinter::opsOf(r.getBodyBlock()));
   // An element region: its lets, then the values it yields.
   auto region = [&](cr::ElementRegionOpInterface r) {
-    mlir::Block &body = r.getBodyBlock();
-    for (unsigned i = 0; i < body.getNumArguments(); ++i)
-      m.alias(body.getArgument(i), r->getOperand(i));
-    m.declare(ExprPrinter::opsOf(body), ts, letName);
+    m.declare(ExprPrinter::opsOf(r.getBodyBlock()), ts, letName);
     llvm::SmallVector<std::string> out;
     for (mlir::Value y : r.getYieldedValues())
       out.push_back(m.ref(y));
     return out;
   };
   for (Operation &op : k.kernel.getBodyBlock()) {
-    if (auto n = llvm::dyn_cast<cr::RowWidthOp>(op)) {
-      m.bind(n.getResult(), "N");
-    } else if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
+    if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
       for (cr::ElementRegionOpInterface r : stage.getReductions()) {
         auto red = llvm::cast<cr::ReduceOp>(r.getOperation());
         m.bind(red.getResult(), std::string(reduceWord(red.getKind())) + "(" + region(r)[0] + ")");
       }
+      m.declare(ExprPrinter::opsOf(stage.getBodyBlock()), ts, letName);
       for (unsigned i = 0; i < stage.getNumResults(); ++i) {
         ts << "stage " << stage.getStageIndex() + 1 << ": " << stage.getResultName(i) << " = "
            << m.ref(stage.getYieldOp().getOperand(i)) << "\n";

@@ -9,16 +9,26 @@
 using namespace mlir;
 using namespace ::credit::cuda;
 
+static std::vector<std::string> splitLines(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, '\n');
+  std::vector<std::string> lines;
+  for (llvm::StringRef p : parts)
+    lines.push_back(p.str());
+  return lines;
+}
+
+LetNames::LetNames(llvm::StringRef file, llvm::StringRef text) {
+  if (!file.empty() && !text.empty())
+    files[file] = splitLines(text);
+}
+
 std::optional<llvm::StringRef> LetNames::line(llvm::StringRef file, unsigned lineNo) {
   auto it = files.find(file);
   if (it == files.end()) {
     std::vector<std::string> lines;
-    if (auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/true)) {
-      llvm::SmallVector<llvm::StringRef> parts;
-      (*buf)->getBuffer().split(parts, '\n');
-      for (llvm::StringRef p : parts)
-        lines.push_back(p.str());
-    }
+    if (auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/true))
+      lines = splitLines((*buf)->getBuffer());
     it = files.insert({file, std::move(lines)}).first;
   }
   if (lineNo == 0 || lineNo > it->second.size())

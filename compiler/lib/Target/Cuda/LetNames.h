@@ -2,7 +2,8 @@
 //
 // Private to the CUDA emitter. The IR keeps no name for a `let`: its root op
 // carries the location of the let's line. LetNames reads that line of the
-// .credit source (each file once) and recovers NAME from `let NAME = ...`.
+// .credit source (the text given, else the file, each once) and recovers NAME
+// from `let NAME = ...`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_LIB_TARGET_CUDA_LETNAMES_H
@@ -20,6 +21,9 @@ namespace credit::cuda {
 
 class LetNames {
 public:
+  LetNames() = default;
+  /// The text of source `file` (its locations' file name), e.g. stdin's.
+  LetNames(llvm::StringRef file, llvm::StringRef text);
   /// NAME if `op` is the root of `let NAME = ...` (its line starts with the
   /// let and no user of its value sits on that line).
   std::optional<std::string> lookup(mlir::Operation *op);

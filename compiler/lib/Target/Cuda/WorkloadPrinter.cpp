@@ -47,7 +47,7 @@ std::string bits(llvm::ArrayRef<unsigned> indices, size_t width) {
 class WorkloadPrinter {
 public:
   WorkloadPrinter(const KernelView &k, mlir::raw_indented_ostream &os)
-      : k(k), os(os) {}
+      : k(k), os(os), lets(k.options->sourceName, k.options->sourceText) {}
   mlir::LogicalResult print();
 
 private:

@@ -54,7 +54,8 @@ struct DispatchProfile {
 struct CudaEmitOptions {
   std::string arch = "sm_90";     // sm_90, sm_100, sm_120
   std::vector<Variant> variants;  // empty: all
-  std::string sourceName;         // the .credit path, for the header comment
+  std::string sourceName;         // the .credit path (its ops' location), for the header comment
+  std::string sourceText;         // its text, for the names of lets (else read from sourceName)
   int threads = 256;              // threads per CTA (128, 256, 512, 1024)
   /// Element-level exp, log and division through the fast intrinsics (__expf,
   /// __logf, __fdividef: a few ulp instead of IEEE / correctly rounded);
