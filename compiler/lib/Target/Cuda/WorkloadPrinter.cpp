@@ -11,8 +11,6 @@
 #include "Printers.h"
 #include "RowLevel.h"
 
-#include "credit/Dialect/Credit/Transforms/Analyses.h"
-
 #include "llvm/ADT/STLExtras.h"
 
 namespace cr = mlir::credit;
@@ -66,7 +64,6 @@ private:
   /// `head { text }`: one line if short, else the body indented.
   void printFunction(llvm::StringRef head, llvm::StringRef text);
   mlir::LogicalResult check(const ExprPrinter &p);
-  std::string inputList(llvm::ArrayRef<unsigned> inputs) const;
 
   const KernelView &k;
   mlir::raw_indented_ostream &os;
@@ -83,13 +80,6 @@ mlir::LogicalResult WorkloadPrinter::check(const ExprPrinter &p) {
   if (Operation *op = p.failure())
     return op->emitError("cannot generate CUDA: ") << p.failureReason();
   return k.kernel.emitError("cannot generate CUDA: ") << p.failureReason();
-}
-
-std::string WorkloadPrinter::inputList(llvm::ArrayRef<unsigned> inputs) const {
-  std::string s;
-  for (unsigned i : inputs)
-    s += (s.empty() ? "" : ", ") + k.inputs[i].src;
-  return s;
 }
 
 void WorkloadPrinter::printConstants() {
