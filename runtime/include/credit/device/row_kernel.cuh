@@ -23,6 +23,7 @@
 #include "credit/device/ring.cuh"
 #include "credit/device/row_claims.cuh"
 #include "credit/device/workload.cuh"
+#include "credit/runtime/Target.h"
 
 namespace credit {
 namespace device {

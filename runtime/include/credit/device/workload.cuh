@@ -82,6 +82,11 @@ struct Stage {
 
 CREDIT_HD constexpr int elemBytes(Elem e) { return e == Elem::I8 ? 1 : 4; }
 
+CREDIT_HD constexpr bool sameGeometry(WorkloadGeometry a, WorkloadGeometry b) {
+  return a.keepBytesPerElem == b.keepBytesPerElem && a.numStages == b.numStages && a.qMax == b.qMax &&
+         a.qSum == b.qSum && a.threads == b.threads && a.hOnlyArrays == b.hOnlyArrays;
+}
+
 // What the library reads of a workload W.
 template <class W>
 struct Contract {

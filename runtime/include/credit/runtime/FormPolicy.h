@@ -25,7 +25,7 @@ enum class Form : int {
   Reread,                                    // one CTA per row, every pass from global memory
   ControlSync, ControlMbarrier,              // the cluster grid and barriers, no memory work
 };
-constexpr int kNumForms = static_cast<int>(Form::ControlMbarrier) + 1;
+inline constexpr int kNumForms = static_cast<int>(Form::ControlMbarrier) + 1;
 
 // ---------------------------------------------------------------------------
 // Rows and slices in registers.
@@ -34,15 +34,15 @@ constexpr int kNumForms = static_cast<int>(Form::ControlMbarrier) + 1;
 // rows of up to regsMaxN(threads), the wide one up to regsWideMaxN(threads) with
 // twice the registers (fewer CTAs per SM); the cluster register form holds slices
 // of up to regsWideMaxN(threads).
-constexpr int kRegsElemsPerThread = 16;
-constexpr int kRegsWideElemsPerThread = 32;
+inline constexpr int kRegsElemsPerThread = 16;
+inline constexpr int kRegsWideElemsPerThread = 32;
 CREDIT_HD constexpr long long regsMaxN(int threads) { return (long long)kRegsElemsPerThread * threads; }
 CREDIT_HD constexpr long long regsWideMaxN(int threads) { return (long long)kRegsWideElemsPerThread * threads; }
 // The one-CTA-per-SM twin holds up to kTwinDataRegs row registers per thread: two
 // kept inputs at 32 elements, or one kept input at 64 (the deep form, rows of up to
 // regsDeepMaxN(twin threads)).
-constexpr int kTwinDataRegs = 64;
-constexpr int kRegsDeepElemsPerThread = 64;
+inline constexpr int kTwinDataRegs = 64;
+inline constexpr int kRegsDeepElemsPerThread = 64;
 CREDIT_HD constexpr long long regsDeepMaxN(int threads) { return (long long)kRegsDeepElemsPerThread * threads; }
 
 // Whether a register form also loads the inputs only h reads at entry, so that their
@@ -50,7 +50,7 @@ CREDIT_HD constexpr long long regsDeepMaxN(int threads) { return (long long)kReg
 // (kept + h-only arrays) x elements per thread, stay within kPrefetchDataRegs in the
 // forms that run several CTAs per SM (the registers must not cost one of them), twice
 // that in the one-CTA-per-SM twin.
-constexpr int kPrefetchDataRegs = 48;
+inline constexpr int kPrefetchDataRegs = 48;
 CREDIT_HD constexpr bool prefetchInputsOfH(long long keptArrays, long long hOnlyArrays, int elemsPerThread,
                                            bool oneCtaPerSmTwin) {
   // keptArrays > 0: the loads ride along with the kept row's.
@@ -75,7 +75,7 @@ CREDIT_HD constexpr bool useWideCta(int wideThreads, long long smemBytes, long l
   return wideThreads > 0 && smemPerSm > 0 && ctasPerSmBySmem(smemBytes, smemPerSm) <= 1 && wideSmemBytes <= smemOptin;
 }
 
-// The partial-retention form (two or more kept inputs) keeps one input fewer and
+// The partial form (two or more kept inputs) keeps one input fewer and
 // reads it again from global memory, where it is still in L2 (a cluster's slices of
 // a row are read moments apart). It runs instead of the full form and its twin where
 // the full form is legal but fits one CTA per SM, the partial one fits two or more,
@@ -83,7 +83,7 @@ CREDIT_HD constexpr bool useWideCta(int wideThreads, long long smemBytes, long l
 // would hold its slice idle through the earlier passes) or the clusters are of
 // kPartialRetentionMinP CTAs, where one CTA per SM leaves whole SMs without a
 // cluster. Elsewhere the second read costs more than the occupancy gains.
-constexpr int kPartialRetentionMinP = 16;
+inline constexpr int kPartialRetentionMinP = 16;
 CREDIT_HD constexpr bool usePartialRetention(long long smemBytes, long long partialSmemBytes, int P,
                                              bool droppedReadLate, long long smemPerSm, long long smemOptin) {
   return partialSmemBytes > 0 && partialSmemBytes < smemBytes && smemPerSm > 0 && smemBytes <= smemOptin &&
@@ -94,7 +94,7 @@ CREDIT_HD constexpr bool usePartialRetention(long long smemBytes, long long part
 // Whether a cluster launch asks for cudaClusterSchedulingPolicyLoadBalancing (the
 // hardware may place several CTAs of a cluster on one SM) instead of the default
 // spread: it balances the CTAs over the SMs for the forms that keep every kept
-// input; the partial-retention form keeps the default.
+// input; the partial form keeps the default.
 CREDIT_HD constexpr bool clusterLoadBalancing(bool partialRetentionForm) { return !partialRetentionForm; }
 
 // ---------------------------------------------------------------------------
@@ -114,10 +114,11 @@ enum class StagedForm : int {
 // keeps kLightTwinCtasPerSm CTAs per SM by registers and skips the SMEM round trip.
 // It runs where the SMEM form holds fewer threads per SM than those twin CTAs
 // (otherwise the SMEM form hides latency as well and needs no idle lanes).
-constexpr int kLightRowDataRegs = 32;
-constexpr int kLightTwinCtasPerSm = 2;
+inline constexpr int kLightRowDataRegs = 32;
+inline constexpr int kLightTwinCtasPerSm = 2;
 CREDIT_HD constexpr bool isLightRegisterRow(WorkloadGeometry g) {
-  return g.keepBytesPerElem > 0 && (numKeptArrays(g) + g.hOnlyArrays) * kRegsWideElemsPerThread <= kLightRowDataRegs;
+  return g.keepBytesPerElem > 0 &&
+         (numKeptArrays(g) + g.hOnlyArrays) * kRegsWideElemsPerThread <= kLightRowDataRegs;
 }
 CREDIT_HD constexpr bool useLightTwin(WorkloadGeometry g, long long N, long long smemPerSm) {
   const int wide = wideCtaThreads(g.threads);

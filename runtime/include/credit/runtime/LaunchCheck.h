@@ -25,12 +25,12 @@ namespace credit {
 // What a launcher returns: 0 launched (or M == 0, nothing to do); 1..99 a
 // LaunchStatus (not launched); kStatusBadProtocol .. kStatusBadTiming; or
 // kStatusCudaErrorBase + cudaError_t of the CUDA call that failed.
-constexpr int kStatusOk = 0;
-constexpr int kStatusBadProtocol = 100;  // protocol not 0 (sync) or 1 (mbarrier)
-constexpr int kStatusBadVariant = 101;   // an unknown or not generated variant
-constexpr int kStatusNoPlan = 102;       // the dispatch has no decision for this shape yet
-constexpr int kStatusBadTiming = 103;    // T_B not a positive, finite time
-constexpr int kStatusCudaErrorBase = 1000;
+inline constexpr int kStatusOk = 0;
+inline constexpr int kStatusBadProtocol = 100;  // protocol not 0 (sync) or 1 (mbarrier)
+inline constexpr int kStatusBadVariant = 101;   // an unknown or not generated variant
+inline constexpr int kStatusNoPlan = 102;       // the dispatch has no decision for this shape yet
+inline constexpr int kStatusBadTiming = 103;    // T_B not a positive, finite time
+inline constexpr int kStatusCudaErrorBase = 1000;
 
 enum class LaunchStatus : int {
   Ok = 0,

@@ -17,14 +17,14 @@
 
 namespace credit {
 
-constexpr int kPersistentMaxPieces = 2;
+inline constexpr int kPersistentMaxPieces = 2;
 // Claimed rows a CTA holds: a row's exchange brings the row used ceil(units / C) <=
 // kPersistentMaxRows rows later; its queue entry is written again kRowClaimQueue rows later.
-constexpr int kRowClaimQueue = 4;
-constexpr int kRowClaimWords = 2 + kRowClaimQueue + 1;  // two incoming slots, the queue, the handoff
+inline constexpr int kRowClaimQueue = 4;
+inline constexpr int kRowClaimWords = 2 + kRowClaimQueue + 1;  // two incoming slots, the queue, the handoff
 // A piece is whole sweeps of the widest batch the form is built with (an unroll of
 // at most 4), so that every sweep of the pass loops lies in one piece.
-constexpr int kPersistentMaxUnroll = 4;
+inline constexpr int kPersistentMaxUnroll = 4;
 CREDIT_HD constexpr long long persistentPieceElems(WorkloadGeometry g, long long N, int P, int pieces) {
   const long long slice = sliceElems(N, P);
   return pieces <= 1 ? slice : roundUp(ceilDiv(slice, pieces), (long long)kVecElems * kPersistentMaxUnroll * g.threads);
@@ -86,7 +86,7 @@ struct PersistentRing {
 };
 // Rows' worth of copies in flight at most: a deeper ring no longer shortens the
 // wait for a row's copies.
-constexpr int kPersistentMaxRows = 3;
+inline constexpr int kPersistentMaxRows = 3;
 static_assert(kPersistentMaxRows < kRowClaimQueue, "a queued claimed row is used before its entry is written again");
 CREDIT_HD constexpr int persistentMinUnits(WorkloadGeometry g, int pieces = 1) {
   return static_cast<int>(numKeptArrays(g)) * pieces + 1;

@@ -22,7 +22,7 @@ namespace CREDIT_HOST_LOCAL host {
 // it zero. No counter (the static rows) while the stream is being captured (a graph
 // may run on any stream, several times at once), for more than INT_MAX rows, on a
 // device past kRowClaimMaxDevices, or where a call fails.
-constexpr int kRowClaimMaxDevices = 64;
+inline constexpr int kRowClaimMaxDevices = 64;
 class RowClaimLease {
  public:
   RowClaimLease(const void* symbol, bool wanted, long long M, cudaStream_t stream) : stream_(stream) {

@@ -87,13 +87,13 @@ CREDIT_HD constexpr int minPadForWidth(long long chunkElems, int elemBytes, int 
 // ---------------------------------------------------------------------------
 // Kernel geometry.
 // ---------------------------------------------------------------------------
-constexpr int kVecElems = 4;       // 16-byte float4 accesses
-constexpr int kScratchAlign = 16;  // every scratch region starts 16-byte aligned
+inline constexpr int kVecElems = 4;       // 16-byte float4 accesses
+inline constexpr int kScratchAlign = 16;  // every scratch region starts 16-byte aligned
 // The retained slices start 128-byte aligned (the scratch is padded up to it): bulk
 // copies into a slice that is only 16-byte aligned run slower.
-constexpr int kSliceAlign = 128;
-constexpr int kWarpSize = 32;
-constexpr int kMbarrierBytes = 8;
+inline constexpr int kSliceAlign = 128;
+inline constexpr int kWarpSize = 32;
+inline constexpr int kMbarrierBytes = 8;
 
 // Elements of the row owned by one CTA of a cluster of P: ceil(N / P) rounded up to
 // the vector width, so every slice starts 16-byte aligned. CTA c owns
@@ -118,7 +118,7 @@ struct WorkloadGeometry {
 
 // CTAs of `smemBytes` dynamic SMEM that fit one SM's `smemPerSm` bytes (the driver
 // reserves 1 KiB per CTA).
-constexpr int kSmemReservedPerCta = 1024;
+inline constexpr int kSmemReservedPerCta = 1024;
 CREDIT_HD constexpr long long ctasPerSmBySmem(long long smemBytes, long long smemPerSm) {
   return smemPerSm / (smemBytes + kSmemReservedPerCta);
 }
@@ -152,7 +152,7 @@ CREDIT_HD constexpr long long alignedRegion(long long bytes) { return roundUp(by
 
 // Bulk-copy chunks per kept array (one mbarrier each), so the first pass starts on
 // the first chunk while the others are in flight. Kept arrays hold 4-byte elements.
-constexpr int kLoadChunks = 4;
+inline constexpr int kLoadChunks = 4;
 CREDIT_HD constexpr long long numKeptArrays(WorkloadGeometry g) { return ceilDiv(g.keepBytesPerElem, 4); }
 
 // Elements per chunk of a slice of `len` elements: a quarter of it rounded up to
@@ -195,7 +195,7 @@ CREDIT_HD constexpr bool isLegal(WorkloadGeometry g, long long N, int P, Protoco
 }
 
 // The largest row width: in-row offsets stay 32-bit.
-constexpr long long kMaxRowElems = 2147483647LL;
+inline constexpr long long kMaxRowElems = 2147483647LL;
 
 // The largest N with smemBytes(g, N, P, protocol) <= smemLimit (Eq. 3), 0 if none.
 // Slices are multiples of 4, so the answer is a multiple of 4 * P. Without kept

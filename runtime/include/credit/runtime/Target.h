@@ -21,7 +21,7 @@ struct TargetInfo {
   int maxNonPortableCluster;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
-constexpr int kNumTargets = 3;
+inline constexpr int kNumTargets = 3;
 
 CREDIT_HD constexpr TargetInfo targetAt(int i) {
   return i == 0   ? TargetInfo{"sm_90", 232448, 8, 16}   // Hopper: 227 KB
