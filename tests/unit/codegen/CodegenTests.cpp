@@ -4,6 +4,7 @@
 // Workload's constants against the schedule; names that collide with C++,
 // macros and the library; long let chains. The kernels themselves run in
 // tests/gpu on a GPU.
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Driver/Pipeline.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
@@ -219,6 +220,17 @@ TEST_CASE("the Workload's constants are the schedule's", "[codegen]") {
       CHECK(count(g.cuda, llvm::formatv("static constexpr int kThreads = {0}, kWideThreads = {1};", s->threads,
                                         s->wideThreads)
                               .str()) == 1);
+      // The figures tools read, as the analyses recorded them.
+      const ::credit::WorkloadGeometry &geo = s->geometry;
+      CHECK(count(g.cuda, llvm::formatv("inline constexpr credit::WorkloadGeometry geometry = "
+                                        "{{{0}, {1}, {2}, {3}, {4}, {5}};",
+                                        geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum, geo.threads,
+                                        geo.hOnlyArrays)
+                              .str()) == 1);
+      mlir::FailureOr<cr::Barriers> b = cr::readBarriers(g.kernel);
+      REQUIRE(succeeded(b));
+      CHECK(count(g.cuda, "inline constexpr int K_sync = " + std::to_string(b->sync) + ";") == 1);
+      CHECK(count(g.cuda, "inline constexpr int K_mbarrier = " + std::to_string(b->mbarrier) + ";") == 1);
       // One pass function per pass, one finish per stage.
       for (size_t p = 0; p < s->passes.size(); ++p)
         CHECK(count(g.cuda, "static void pass(Pass<" + std::to_string(p) + ">") == 1);
@@ -251,7 +263,8 @@ TEST_CASE("names that clash with keywords, macros and the library compile", "[co
   Generated g = Generated::file(inputPath("names_stress"));
   // Parameters keep their source names where C++ allows, else get a `_`.
   CHECK(count(g.cuda, "int credit_names_stress_launch_staged(const float* float_, const float* INFINITY_, "
-                      "const float* linux_, const float* r,") == 1);
+                      "const float* linux_, const float* r, const float* unused, float* int_, int8_t* e, "
+                      "float* INT_MAX_, long long M, long long N, cudaStream_t stream)") == 1);
   CHECK(count(g.cuda, "static constexpr float NAN_ = 2.0f;") == 1);
 }
 

@@ -61,8 +61,8 @@ std::string prototype(const KernelView &k, ApiFn fn) {
     return "long long " + ns + "_max_legal_n(const char* variant, int P, int protocol)";
   case ApiFn::LaunchGeneric:
     return "int " + ns +
-           "_launch_generic(const char* variant, void* const* args, long long M, long long N, int P, "
-           "int protocol, cudaStream_t stream)";
+           "_launch_generic(const char* variant, void* const* args, long long M, long long N, int P,\n"
+           "    int protocol, cudaStream_t stream)";
   case ApiFn::StatusString:
     return "const char* " + ns + "_status_string(int status)";
   case ApiFn::Plan:
@@ -71,37 +71,17 @@ std::string prototype(const KernelView &k, ApiFn fn) {
     return "int " + ns + "_launch_auto(" + data + "long long M, long long N, cudaStream_t stream)";
   case ApiFn::Autotune:
     return "int " + ns + "_autotune(" + data +
-           "long long M, long long N, cudaStream_t stream, credit_plan* model, credit_plan* tuned)";
+           "long long M, long long N, cudaStream_t stream,\n    credit_plan* model, credit_plan* tuned)";
   case ApiFn::LastPlan:
     return "int " + ns + "_last_plan(long long M, long long N, credit_plan* out)";
   case ApiFn::LaunchAutoGeneric:
     return "int " + ns + "_launch_auto_generic(void* const* args, long long M, long long N, cudaStream_t stream)";
   case ApiFn::AutotuneGeneric:
     return "int " + ns +
-           "_autotune_generic(void* const* args, long long M, long long N, cudaStream_t stream, "
-           "credit_plan* model, credit_plan* tuned)";
+           "_autotune_generic(void* const* args, long long M, long long N, cudaStream_t stream,\n"
+           "    credit_plan* model, credit_plan* tuned)";
   }
   return "";
-}
-
-std::string wrapPrototype(llvm::StringRef proto, size_t width) {
-  // Break after the commas, continuation lines under the first parameter.
-  const size_t open = proto.find('(') + 1;
-  llvm::SmallVector<llvm::StringRef> pieces;
-  proto.split(pieces, ", ");
-  std::string out, line = pieces.front().str();
-  for (size_t i = 1; i < pieces.size(); ++i) {
-    llvm::StringRef piece = pieces[i];
-    line += ",";
-    const size_t comma = i + 1 < pieces.size() ? 1 : 0;
-    if (line.size() + 1 + piece.size() + comma > width) {
-      out += line + "\n";
-      line = std::string(open, ' ') + piece.str();
-    } else {
-      line += " " + piece.str();
-    }
-  }
-  return out + line;
 }
 
 llvm::ArrayRef<StatusCode> statusCodes() {

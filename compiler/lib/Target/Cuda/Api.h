@@ -24,11 +24,10 @@ enum class ApiFn {
 
 /// The functions the generated file defines, in the order it defines them.
 llvm::SmallVector<ApiFn> apiFunctions(const KernelView &k);
-/// `int credit_K_launch_cluster(const float* x, ..., cudaStream_t stream)`.
+/// `int credit_K_launch_cluster(const float* x, ..., cudaStream_t stream)`: one
+/// line, but for the generic launcher and the autotune functions, whose last
+/// parameters go on a second line.
 std::string prototype(const KernelView &k, ApiFn fn);
-/// `proto` broken after commas into lines of at most `width` columns, the
-/// continuation lines aligned under the first parameter.
-std::string wrapPrototype(llvm::StringRef proto, size_t width = 119);
 /// The data parameters: "const float* x, ..., float* y, " (empty if none).
 std::string dataParams(const KernelView &k);
 /// The data arguments' names: "x, gamma, beta, y".

@@ -53,7 +53,7 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
     std::string proto = prototype(k, fn);
     if (llvm::StringRef(proto).ends_with("()")) // C: no prototype without `void`
       proto.insert(proto.size() - 1, "void");
-    os << wrapPrototype(proto + ";") << "\n";
+    os << proto << ";\n";
   }
   os << "\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif  /* " << guard << " */\n";
 }

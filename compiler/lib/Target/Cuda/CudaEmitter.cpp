@@ -59,6 +59,8 @@ mlir::LogicalResult credit::emitCuda(cr::KernelOp kernel, const CudaEmitOptions 
     os << "namespace CREDIT_LOCAL " << k.prefix << " {\nusing namespace credit::device;\n\n";
     if (failed(printWorkload(k, os)))
       return mlir::failure();
+    os << "\n";
+    printToolFigures(k, os);
     os << "\n}  // namespace " << k.prefix << "\n\n";
     printKernelList(k, os);
     os << "\n";

@@ -166,6 +166,24 @@ void printSchedule(const KernelView &k, llvm::raw_ostream &os) {
 
 } // namespace
 
+std::string formulaOf(const KernelView &k, Operation *op) {
+  NameSupply unused;
+  ExprPrinter m(ExprStyle::Math, unused);
+  for (const Operand &in : k.inputs)
+    m.bind(in.op->getResult(0), in.src);
+  for (cr::ParamOp p : k.params)
+    m.bind(p.getResult(), p.getName().str());
+  for (cr::StageOp stage : k.stages)
+    for (unsigned i = 0; i < stage.getNumResults(); ++i)
+      m.bind(stage.getResult(i), stage.getResultName(i).str());
+  // Inside an element region: its arguments are the region's operands.
+  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp())
+    if (auto r = llvm::dyn_cast<cr::ElementRegionOpInterface>(parent))
+      for (unsigned i = 0; i < r.getBodyBlock().getNumArguments(); ++i)
+        m.alias(r.getBodyBlock().getArgument(i), r->getOperand(i));
+  return m.expr(op);
+}
+
 void printHeaderComment(const KernelView &k, llvm::raw_ostream &os) {
   const CudaEmitOptions &o = *k.options;
   std::string source = o.sourceName.empty() ? std::string("<unknown>")

@@ -130,6 +130,11 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
   if (failed(schedule))
     return mlir::failure();
   v->schedule = std::move(*schedule);
+  FailureOr<cr::Barriers> barriers = cr::readBarriers(kernel);
+  if (failed(barriers))
+    return mlir::failure();
+  v->barriersSync = barriers->sync;
+  v->barriersMbarrier = barriers->mbarrier;
 
   for (Operation &op : kernel.getBodyBlock()) {
     if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {

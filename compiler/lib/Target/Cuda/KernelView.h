@@ -60,6 +60,7 @@ struct KernelView {
   std::string prefix; // credit_K: the kernels' and the API's prefix
   ::credit::TargetInfo target{};
   mlir::credit::KernelSchedule schedule;
+  int barriersSync = 0, barriersMbarrier = 0; // cluster barriers per row (credit.barriers)
   llvm::SmallVector<Operand> inputs, outputs; // declaration order each
   llvm::SmallVector<mlir::credit::ParamOp> params;
   mutable llvm::SmallVector<mlir::credit::StageOp> stages;

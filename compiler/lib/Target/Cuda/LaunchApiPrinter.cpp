@@ -71,12 +71,11 @@ void printForward(const KernelView &k, ApiFn fn, llvm::raw_ostream &out) {
     os << "return credit::host::autotune(kDispatch, args, M, N, stream, model, tuned);";
     break;
   }
-  // One short statement stays on the function's line.
-  std::string head = prototype(k, fn);
-  if (body.find('\n') == std::string::npos && head.size() + body.size() + 5 <= 120)
-    out << head << " { " << body << " }\n";
+  // The signature on one line: tools read it there.
+  if (fn == ApiFn::Signature)
+    out << prototype(k, fn) << " { " << body << " }\n";
   else
-    out << wrapPrototype(head + " {") << "\n  " << body << "\n}\n";
+    out << prototype(k, fn) << " {\n  " << body << "\n}\n";
 }
 
 } // namespace
@@ -101,7 +100,7 @@ void printLaunchApi(const KernelView &k, llvm::raw_ostream &os) {
   os << "};\n";
   os << "inline const credit::host::Workload kWorkload =\n"
      << "    credit::host::describe<Workload>(kKernels, " << (claims ? "row_claims_counter" : "nullptr")
-     << ", credit::findTarget(\"" << k.target.arch << "\"));\n";
+     << ", target);\n";
   if (dispatch)
     printDispatchData(k, os);
   os << "}  // namespace " << k.prefix << "\n\n";

@@ -18,9 +18,14 @@ namespace credit::cuda {
 
 /// The header comment: kernel, source, version, formulas, schedule summary.
 void printHeaderComment(const KernelView &k, llvm::raw_ostream &os);
+/// The value of `op` as a formula in the source's names ("exp(x - m)").
+std::string formulaOf(const KernelView &k, mlir::Operation *op);
 /// `struct Workload`: constants, Row, begin_row, pass, finish, end_row,
 /// control_value. Fails (errors on the op) on an op it cannot print.
 mlir::LogicalResult printWorkload(const KernelView &k, mlir::raw_indented_ostream &os);
+/// The figures tools read from the file (geometry, K_sync, K_mbarrier,
+/// target), checked against the Workload's at compile time.
+void printToolFigures(const KernelView &k, llvm::raw_ostream &os);
 /// One extern "C" kernel per form and vector width.
 void printKernelList(const KernelView &k, llvm::raw_ostream &os);
 /// The extern "C" launch API (host only), forwarding to the runtime's

@@ -134,11 +134,31 @@ void WorkloadPrinter::printConstants() {
   };
   keptArray("kKept", [&](size_t i) { return static_cast<int>(s.kept[i]); });
   keptArray("kSmemSlot", [&](size_t i) { return static_cast<int>(s.smemSlot[i]); });
-  keptArray("kMaterialize", [&](size_t i) {
+  // kMaterialize and kPartialDrop say in a comment what they do, aligned.
+  std::string materialize = "static constexpr int kMaterialize[kNumKept] = {";
+  std::string materializeNote;
+  for (size_t i = 0; i < s.kept.size(); ++i) {
     const cr::Materialization *m = s.materializationOf(s.kept[i]);
-    return m ? m->storePass : -1;
-  });
-  os << "static constexpr int kPartialDrop = " << s.partialDrop << ";\n";
+    materialize += (i ? ", " : "") + std::to_string(m ? m->storePass : -1);
+    if (m && !m->ends.empty())
+      materializeNote += std::string(materializeNote.empty() ? "" : "; ") + "stage " +
+                         std::to_string(m->storePass + 1) + " stores " + formulaOf(k, m->ends.front()) +
+                         " over " + k.inputs[m->input].src;
+  }
+  materialize += "};";
+  std::string partial = "static constexpr int kPartialDrop = " + std::to_string(s.partialDrop) + ";";
+  std::string partialNote =
+      s.partialDrop < 0 ? "" : "the partial form reads " + k.inputs[s.partialDropInput()].src + " from L2";
+  const size_t noteColumn = std::max(materializeNote.empty() ? 0 : materialize.size(),
+                                     partialNote.empty() ? 0 : partial.size()) + 2;
+  auto withNote = [&](const std::string &line, const std::string &note) {
+    os << line;
+    if (!note.empty())
+      os << std::string(noteColumn - line.size(), ' ') << "// " << note;
+    os << "\n";
+  };
+  withNote(materialize, materializeNote);
+  withNote(partial, partialNote);
   os << "static constexpr bool kPartialDropReadLate = " << (s.partialDropReadLate ? "true" : "false") << ";\n";
   os << "static constexpr unsigned kHoisted = " << bits(s.hoisted, k.inputs.size()) << ";\n";
   os << "static constexpr unsigned kPrefetchL2 = " << bits(s.prefetchL2, k.inputs.size()) << ";\n";
@@ -320,6 +340,7 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
   ep.scan(ops);
   // T(x) of a materialized kept input: computed and kept by its store pass,
   // read back (when the element holds it) by the later ones.
+  std::string keeps; // the store pass's keep, after its terms
   ep.declare(ops, ts, [&](Operation *op) { return lets.lookup(op); },
              [&](Operation *op, llvm::raw_ostream &o) {
                for (const cr::Materialization &m : k.schedule.materialized) {
@@ -327,10 +348,11 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
                    continue;
                  const Operand &in = k.inputs[m.input];
                  std::string name = local.derived(inputLocal.lookup(in.op), "m");
-                 if (static_cast<int>(p) == m.storePass)
-                   o << "const float " << name << " = " << ep.expr(op) << ";\n"
-                     << "e.template keep<" << m.input << ">(" << name << ");\n";
-                 else
+                 if (static_cast<int>(p) == m.storePass) {
+                   o << "const float " << name << " = " << ep.expr(op) << ";  // T(" << in.src
+                     << ") = " << formulaOf(k, op) << ", stored for the later passes\n";
+                   keeps += "e.template keep<" + std::to_string(m.input) + ">(" + name + ");\n";
+                 } else
                    o << "const float " << name << " = E::template held<" << m.input << ">() ? "
                      << inputLocal.lookup(in.op) << " : " << ep.expr(op) << ";\n";
                  ep.bind(op->getResult(0), name);
@@ -351,6 +373,7 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
     for (auto [j, r] : llvm::enumerate(regions))
       ts << "e.template add<" << j << ">(" << ep.ref(r.getYieldedValues()[0]) << ");\n";
   }
+  ts << keeps;
   const bool usesRow = llvm::StringRef(text).contains("r.");
   os << "template <class E>\n";
   printFunction("CREDIT_DEVICE static void pass(Pass<" + std::to_string(p) + ">, E& e, const Row&" +
@@ -397,6 +420,19 @@ mlir::LogicalResult WorkloadPrinter::print() {
 
 mlir::LogicalResult printWorkload(const KernelView &k, mlir::raw_indented_ostream &os) {
   return WorkloadPrinter(k, os).print();
+}
+
+void printToolFigures(const KernelView &k, llvm::raw_ostream &os) {
+  const ::credit::WorkloadGeometry &g = k.schedule.geometry;
+  os << "// What tools read from this file (credit-calibrate): the narrow forms' geometry, the\n"
+     << "// cluster barriers per row (sync: two a stage; mbarrier: the set-up one), the target.\n";
+  os << "inline constexpr credit::WorkloadGeometry geometry = {" << g.keepBytesPerElem << ", " << g.numStages
+     << ", " << g.qMax << ", " << g.qSum << ", " << g.threads << ", " << g.hOnlyArrays << "};\n";
+  os << "inline constexpr int K_sync = " << k.barriersSync << ";\n";
+  os << "inline constexpr int K_mbarrier = " << k.barriersMbarrier << ";\n";
+  os << "inline constexpr credit::TargetInfo target = credit::findTarget(\"" << k.target.arch << "\");\n";
+  os << "static_assert(credit::device::sameGeometry(geometry, Contract<Workload>::narrowGeometry()), "
+        "\"geometry\");\n";
 }
 
 } // namespace credit::cuda
