@@ -2,7 +2,7 @@
 // RUN: credit-opt %s --credit-analyze | FileCheck %s --check-prefix=DEFAULT
 
 // credit-analyze = canonicalize, CSE, canonicalize, then pass-access, traffic,
-// barriers, legality, classify (what creditc --report runs). The input has
+// barriers, legality, classify and credit-schedule (what creditc runs). The input has
 // dead code for the clean-up to remove first:
 //   * stage "dead" is unused and holds a stencil: it disappears, so the kernel
 //     is not a stencil and L counts 2 stages, not 3;
@@ -21,6 +21,8 @@
 //     max_N: (101376-96)/4 = 25320 -> 25320, 50640, 101280; (101376-112)/4 = 25316 -> 202528
 //     N = 8192: slice 8192, 4096, 2048, 1024 -> smem 32768+96 = 32864, 16384+96 = 16480,
 //       8192+96 = 8288, 4096+112 = 4208: all legal
+//   schedule: x kept; stage 2 and h both read it through exp(x - m): stored
+//     by stage 2 (pass 1); dy (row) and g (broadcast) only h reads.
 
 // CHECK-LABEL: credit.kernel @pipeline attributes {
 // CHECK-SAME: credit.barriers = {mbarrier = 1 : i64, sync = 4 : i64},
@@ -31,6 +33,7 @@
 // CHECK-SAME: {P = 4 : i64, legal = true, max_N = 101248 : i64, portable = true, scratch_mbarrier = 128 : i64, scratch_sync = 128 : i64, smem = 8320 : i64},
 // CHECK-SAME: {P = 8 : i64, legal = true, max_N = 202496 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 128 : i64, smem = 4224 : i64}], target = "sm_120", threads = 256 : i64},
 // CHECK-SAME: credit.passes = [{pass = "stage 1", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "stage 2", reads = ["x"], reads_broadcast = [], reads_scalar = []}, {pass = "h", reads = ["x", "dy"], reads_broadcast = ["g"], reads_scalar = []}],
+// CHECK-SAME: credit.schedule = #credit.schedule<threads = 256, wide_threads = 512, forms = [{{.*}}], kept = ["x"], smem = ["x"], materialized = ["x" by 1], kept_read_late = false, only_h = ["dy", "g"], hoisted = ["g"], prefetch_l2 = ["dy"], geometry = <keep = 4, stages = 2, q_max = 1, q_sum = 2, threads = 256, h_only = 2>>,
 // CHECK-SAME: credit.traffic = {L = 2 : i64, baseline = 20 : i64, ceiling = 1.666666666666666{{[0-9]*}} : f64, cluster = 12 : i64, fixed_broadcast_per_element = 4 : i64, fixed_per_row = 0 : i64, keep = 4 : i64, kept = ["x"], outputs = 4 : i64, q = array<i64: 1, 1>, reread = 8 : i64}}
 // CHECK-NOT:   credit.neighbor
 // CHECK:       %m, %m2 = credit.stage ["m", "m2"] attributes {credit.reads = ["x"], credit.reads_broadcast = []} {

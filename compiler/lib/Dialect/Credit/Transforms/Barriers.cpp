@@ -3,7 +3,9 @@
 // K, the cluster-wide barriers per row, for each exchange protocol:
 //   sync:     the paper's replicated all-gather: per stage one barrier after
 //             the pushes (partials visible) and one before the slots are
-//             reused (the last one doubles as seed 001's exit rule): K = 2L.
+//             reused (the last one also keeps every CTA resident until its
+//             peers are done with its shared memory, as the CUDA Programming
+//             Guide requires of distributed shared memory): K = 2L.
 //   mbarrier: per-stage transaction mbarriers, initialised once and published
 //             with one cluster barrier at set-up; stages wait on local
 //             mbarriers only: K = 1 (0 without stages).

@@ -8,6 +8,14 @@
 // Inputs are referred to by their index among the kernel's `credit.input` ops
 // (declaration order); passes by their 0-based index (the stages, then h).
 //
+// For the code generator: every decision below is final. The forms map to
+// today's extern "C" kernels as credit_<kernel>_<stem>_v4 / _v1, where the
+// stem is formName without the twin's "wide" (cluster_wide_sync ->
+// cluster_sync, staged_wide -> staged, staged_regs_wide_wide ->
+// staged_regs_wide, staged_regs_deep_wide -> staged_regs_deep; the persistent
+// forms are cluster_persistent*, float4 only), with `_cta<wideThreads>` where
+// isWideCtaForm holds; the control forms have no vector width.
+//
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_DIALECT_CREDIT_TRANSFORMS_SCHEDULE_H
 #define CREDIT_DIALECT_CREDIT_TRANSFORMS_SCHEDULE_H
@@ -44,11 +52,12 @@ struct VariantSet {
 
 /// A kept input whose every read after its first pass goes through the same
 /// element expression T(x, row-level values), ending in a costly op (exp, log,
-/// sqrt, rsqrt, tanh or a division): pass `storePass` computes T(x) and stores
-/// it over x; later passes read T(x) from the retained slice instead of
-/// recomputing it. In every pass from `storePass` on, the op computing T (the
-/// last op of the chain) carries the discardable attribute
-/// `credit.materialized = "<input name>"`.
+/// sqrt, rsqrt, tanh or a division), and which a third pass reads: pass
+/// `storePass` (the second pass reading x) computes T(x) and stores it over x;
+/// later passes read T(x) from the retained slice instead of recomputing it
+/// (the reread form recomputes it from x). In every pass from `storePass` on,
+/// the op computing T (the last op of the chain) carries the discardable
+/// attribute `credit.materialized = "<input name>"`.
 struct Materialization {
   unsigned input = 0;   // index into the kernel's inputs
   int storePass = -1;   // 0-based pass (stages first, h last)
@@ -111,8 +120,10 @@ FailureOr<KernelSchedule> computeSchedule(KernelOp kernel, int threads, VariantS
 
 /// Reads the `credit.schedule` attribute (and the ops' `credit.materialized`,
 /// and the passes' `credit.reads` / `credit.reads_broadcast`) written by the
-/// credit-pass-access and credit-schedule passes. Fails, with an error on the
-/// kernel, if the passes have not run or the attributes are malformed.
+/// credit-pass-access and credit-schedule passes; gives exactly what
+/// computeSchedule gave the pass. Fails, with an error on the kernel, if the
+/// passes have not run (a rejected kernel has no schedule) or the attributes
+/// are malformed.
 FailureOr<KernelSchedule> readSchedule(KernelOp kernel);
 
 /// Records `s` as the kernel's `credit.schedule` attribute and marks the op
