@@ -130,6 +130,9 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
   if (failed(schedule))
     return mlir::failure();
   v->schedule = std::move(*schedule);
+  if (v->schedule.kept.empty())
+    return kernel.emitError("cannot generate CUDA: the schedule keeps no input on chip (the row "
+                            "kernels need one; an accepted kernel has one)");
   FailureOr<cr::Barriers> barriers = cr::readBarriers(kernel);
   if (failed(barriers))
     return mlir::failure();
