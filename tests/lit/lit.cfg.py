@@ -19,6 +19,9 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 config.substitutions.append(("%examples", os.path.join(config.credit_src_root, "dsl_examples")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cuda_include", os.path.join(config.cuda_root, "include")))
+# The device library and the runtime's host headers (the credit::device target).
+config.substitutions.append(("%credit_include", os.path.join(config.credit_src_root, "runtime", "include")))
+config.substitutions.append(("%fixtures", os.path.join(config.credit_src_root, "tests", "device", "fixtures")))
 
 # credit-calibrate is built only where CMake found a CUDA compiler.
 if os.path.exists(os.path.join(config.credit_tools_dir, "credit-calibrate")):

@@ -94,6 +94,10 @@ struct Options {
   cl::list<std::string> variants{
       "variant", cl::desc("Variants to generate: cluster, reread, staged, control (default all)"),
       cl::CommaSeparated, cl::cat(category)};
+  cl::opt<bool> standalone{"standalone",
+                           cl::desc("Write one self-contained CUDA file: the device library's and the "
+                                    "runtime's headers inlined instead of #included"),
+                           cl::cat(category)};
   cl::opt<bool> compile{"compile",
                         cl::desc("Compile the generated CUDA through NVRTC and print the ptxas "
                                  "resource usage of every kernel"),
@@ -137,6 +141,8 @@ std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::Ker
       return fail(toString(std::move(footprint)));
     d.ctrl.push_back({static_cast<int>(e.protocol), e.P, e.M, e.N, e.tCtrlMs});
   }
+  const Report r = buildReport(kernel);
+  d.traffic = {r.baseline, r.reread, r.keep, r.fixedBroadcastPerElement, r.fixedPerRow};
   if (d.ctrl.empty())
     WithColor::warning(errs(), "creditc")
         << path << " has no T_ctrl for kernel '" << name
@@ -300,8 +306,10 @@ int credit::driverMain(int argc, char **argv) {
   emitOpts.arch = opts.arch;
   emitOpts.variants = variants;
   emitOpts.sourceName = displayName;
+  emitOpts.sourceText = (*file)->getBuffer().str();
   emitOpts.threads = opts.threads;
   emitOpts.fastMath = opts.fastMath;
+  emitOpts.standalone = opts.standalone;
   if (!opts.profile.empty()) {
     std::optional<DispatchProfile> dispatch =
         dispatchProfile(opts.profile, kernel, r.kernel, variants);

@@ -1,14 +1,13 @@
-// Unit tests of the CUDA emitter: every example, every variant, through NVRTC
-// for sm_90, sm_100 and sm_120 (no GPU needed); metadata against the
-// analyses; names that collide with C++ and with the generated code; the
-// literal and name helpers. The kernels themselves are run on a GPU by hand
-// (docs/codegen.md, "Verification").
-#include "CudaExpr.h"
-
+// Unit tests of the CUDA emitter: every example through NVRTC for sm_90, sm_100
+// and sm_120 with the library's embedded headers (no GPU needed), exactly the
+// kernels of the schedule's forms, none spilling; each --variant alone; the
+// Workload's constants against the schedule; names that collide with C++,
+// macros and the library; long let chains. The kernels themselves run in
+// tests/gpu on a GPU.
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
+#include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Driver/Pipeline.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
-#include "credit/runtime/Layout.h"
 #include "credit/runtime/Nvrtc.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -18,9 +17,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,8 +37,11 @@ const char *const kArchs[] = {"sm_90", "sm_100", "sm_120"};
 std::string examplePath(const std::string &name) {
   return std::string(CREDIT_SOURCE_DIR) + "/dsl_examples/" + name + ".credit";
 }
+std::string inputPath(const std::string &name) {
+  return std::string(CREDIT_SOURCE_DIR) + "/tests/lit/CodeGen/Inputs/" + name + ".credit";
+}
 
-/// A .credit file taken through the pipeline and the emitter.
+/// A .credit file (or text) taken through the pipeline and the emitter.
 struct Generated {
   std::string diags;
   llvm::raw_string_ostream diagOS{diags};
@@ -51,63 +50,68 @@ struct Generated {
   std::string name;
   std::string cuda;
 
-  Generated(const std::string &path, const std::string &arch,
-            std::vector<Variant> variants = {}) {
-    auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-    REQUIRE(buf);
-    c = std::make_unique<Compilation>(std::move(*buf), diagOS);
+  Generated(std::unique_ptr<llvm::MemoryBuffer> buf, const std::string &arch, std::vector<Variant> variants,
+            bool standalone) {
+    const std::string source = buf->getBuffer().str();
+    c = std::make_unique<Compilation>(std::move(buf), diagOS);
     PipelineOptions opts;
     opts.arch = arch;
     REQUIRE(c->run(opts) == Compilation::Ok);
     REQUIRE(c->kernels().size() == 1);
     kernel = c->kernels().front();
-    REQUIRE(cr::classify(kernel).category == "accepted");
     name = kernel.getSymName().str();
     CudaEmitOptions eo;
     eo.arch = arch;
     eo.variants = std::move(variants);
-    eo.sourceName = path;
+    eo.sourceName = c->bufferName().str();
+    eo.sourceText = source;
+    eo.standalone = standalone;
     llvm::raw_string_ostream os(cuda);
-    REQUIRE(succeeded(emitCuda(kernel, eo, os)));
     INFO(diags);
+    REQUIRE(succeeded(emitCuda(kernel, eo, os)));
     REQUIRE(!cuda.empty());
   }
+  static Generated file(const std::string &path, const std::string &arch = "sm_90",
+                        std::vector<Variant> variants = {}, bool standalone = false) {
+    auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    REQUIRE(buf);
+    return Generated(std::move(*buf), arch, std::move(variants), standalone);
+  }
+  static Generated text(const std::string &source) {
+    return Generated(llvm::MemoryBuffer::getMemBufferCopy(source, "inline.credit"), "sm_90", {}, false);
+  }
+  Generated(Generated &&) = default;
 };
 
-/// The extern "C" kernels a variant set must produce.
+/// The extern "C" kernels of an example: the names the runtime, the GPU tests
+/// and the benchmark launch (the same as every earlier creditc generated).
 std::set<std::string> expectedKernels(const std::string &k, const std::vector<Variant> &vs) {
   std::set<std::string> out;
   auto want = [&](Variant v) { return vs.empty() || std::count(vs.begin(), vs.end(), v); };
-  std::string p = "credit_" + k + "_";
-  if (want(Variant::Cluster))
-    for (const char *s : {"cluster_sync_v4", "cluster_sync_v1", "cluster_mbarrier_v4",
-                          "cluster_mbarrier_v1", "cluster_regs_sync_v4", "cluster_regs_sync_v1",
-                          "cluster_regs_mbarrier_v4", "cluster_regs_mbarrier_v1",
-                          // the wide-CTA twins (512 threads at the default 256)
-                          "cluster_sync_v4_cta512", "cluster_sync_v1_cta512", "cluster_mbarrier_v4_cta512",
-                          "cluster_mbarrier_v1_cta512"})
+  const std::string p = "credit_" + k + "_";
+  if (want(Variant::Cluster)) {
+    for (const char *s : {"cluster_sync_v4", "cluster_sync_v1", "cluster_mbarrier_v4", "cluster_mbarrier_v1",
+                          "cluster_regs_sync_v4", "cluster_regs_sync_v1", "cluster_regs_mbarrier_v4",
+                          "cluster_regs_mbarrier_v1", "cluster_sync_v4_cta512", "cluster_sync_v1_cta512",
+                          "cluster_mbarrier_v4_cta512", "cluster_mbarrier_v1_cta512",
+                          "cluster_persistent_v4_cta512", "cluster_persistent_halves_v4_cta512",
+                          "cluster_persistent_claims_v4_cta512", "cluster_persistent_halves_claims_v4_cta512"})
       out.insert(p + s);
-  // The partial-retention form: the examples with two kept inputs (report:
-  // "kept in SMEM: x, dy" and the like; names_stress keeps float and off).
-  const bool twoKept = k == "lars" || k == "pearson_bwd" || k == "wvar_bwd" || k == "softmax_logits_bwd" ||
-                       k == "names_stress";
-  if (want(Variant::Cluster) && twoKept)
-    for (const char *s : {"cluster_partial_sync_v4", "cluster_partial_sync_v1", "cluster_partial_mbarrier_v4",
-                          "cluster_partial_mbarrier_v1"})
+    // The partial-retention form: two or more kept inputs.
+    if (k != "layernorm" && k != "quant_int8")
+      for (const char *s : {"cluster_partial_sync_v4", "cluster_partial_sync_v1", "cluster_partial_mbarrier_v4",
+                            "cluster_partial_mbarrier_v1"})
+        out.insert(p + s);
+  }
+  if (want(Variant::Staged)) {
+    for (const char *s : {"staged_v4", "staged_v1", "staged_regs_v4", "staged_regs_v1", "staged_regs_wide_v4",
+                          "staged_regs_wide_v1", "staged_v4_cta512", "staged_v1_cta512",
+                          "staged_regs_wide_v4_cta512", "staged_regs_wide_v1_cta512"})
       out.insert(p + s);
-  // The persistent form: every kernel here keeps an input and has the 512-thread twin
-  // (credit::usePersistent).
-  if (want(Variant::Cluster))
-    out.insert({p + "cluster_persistent_v4_cta512", p + "cluster_persistent_halves_v4_cta512",
-                p + "cluster_persistent_claims_v4_cta512", p + "cluster_persistent_halves_claims_v4_cta512"});
-  if (want(Variant::Staged))
-    out.insert({p + "staged_v4", p + "staged_v1", p + "staged_regs_v4", p + "staged_regs_v1",
-                p + "staged_regs_wide_v4", p + "staged_regs_wide_v1", p + "staged_v4_cta512",
-                p + "staged_v1_cta512", p + "staged_regs_wide_v4_cta512", p + "staged_regs_wide_v1_cta512"});
-  // The deep register twin: one kept input (credit::hasDeepRegisterForm).
-  const bool oneKept = k == "layernorm" || k == "quant_int8";
-  if (want(Variant::Staged) && oneKept)
-    out.insert({p + "staged_regs_deep_v4_cta512", p + "staged_regs_deep_v1_cta512"});
+    // The deep register twin: one kept input.
+    if (k == "layernorm" || k == "quant_int8")
+      out.insert({p + "staged_regs_deep_v4_cta512", p + "staged_regs_deep_v1_cta512"});
+  }
   if (want(Variant::Reread))
     out.insert({p + "reread_v4", p + "reread_v1"});
   if (want(Variant::Control))
@@ -115,7 +119,8 @@ std::set<std::string> expectedKernels(const std::string &k, const std::vector<Va
   return out;
 }
 
-/// NVRTC: ok, a cubin, exactly the expected kernels, none of them spilling.
+/// NVRTC: ok, a cubin, exactly `want` as entry points (any if empty), none of
+/// them spilling.
 void checkCompiles(const Generated &g, const std::string &arch, const std::set<std::string> &want) {
   NvrtcOptions nv;
   nv.arch = arch;
@@ -130,9 +135,9 @@ void checkCompiles(const Generated &g, const std::string &arch, const std::set<s
     CHECK(k.spillStoreBytes == 0);
     CHECK(k.spillLoadBytes == 0);
     CHECK(k.registers > 0);
-    CHECK(k.registers <= 255);
   }
-  CHECK(got == want);
+  if (!want.empty())
+    CHECK(got == want);
 }
 
 size_t count(const std::string &text, const std::string &what) {
@@ -142,155 +147,137 @@ size_t count(const std::string &text, const std::string &what) {
   return n;
 }
 
+size_t lines(const std::string &text) { return count(text, "\n"); }
+
 } // namespace
 
 TEST_CASE("every example compiles with NVRTC for every target, no spills", "[codegen][nvrtc]") {
   for (const char *k : kExamples)
     for (const char *arch : kArchs) {
       DYNAMIC_SECTION(k << " " << arch) {
-        Generated g(examplePath(k), arch);
+        Generated g = Generated::file(examplePath(k), arch);
         checkCompiles(g, arch, expectedKernels(k, {}));
       }
     }
 }
 
-TEST_CASE("each --variant alone compiles and holds only its kernels and launcher",
-          "[codegen][nvrtc]") {
+TEST_CASE("every --variant subset holds only its kernels and launchers", "[codegen][nvrtc]") {
   const std::pair<Variant, const char *> variants[] = {{Variant::Cluster, "launch_cluster"},
                                                        {Variant::Staged, "launch_staged"},
                                                        {Variant::Reread, "launch_reread"},
                                                        {Variant::Control, "launch_control"}};
-  for (const char *k : kExamples)
-    for (auto [v, launcher] : variants) {
-      DYNAMIC_SECTION(k << " " << variantName(v).str()) {
-        Generated g(examplePath(k), "sm_90", {v});
-        checkCompiles(g, "sm_90", expectedKernels(k, {v}));
-        for (auto [other, otherLauncher] : variants)
-          CHECK(count(g.cuda, std::string("int credit_") + k + "_" + otherLauncher + "(") ==
-                (other == v ? 1u : 0u));
+  // Every non-empty subset of the four variants, on two examples.
+  for (const char *k : {"layernorm", "pearson_bwd"})
+    for (unsigned mask = 1; mask < 16; ++mask) {
+      std::vector<Variant> subset;
+      std::string label;
+      for (unsigned i = 0; i < 4; ++i)
+        if (mask & (1u << i)) {
+          subset.push_back(variants[i].first);
+          label += variantName(variants[i].first).str() + " ";
+        }
+      DYNAMIC_SECTION(k << " " << label) {
+        Generated g = Generated::file(examplePath(k), "sm_90", subset);
+        checkCompiles(g, "sm_90", expectedKernels(k, subset));
+        for (unsigned i = 0; i < 4; ++i)
+          CHECK(count(g.cuda, std::string("int credit_") + k + "_" + variants[i].second + "(") ==
+                ((mask & (1u << i)) ? 1u : 0u));
         // The generic entry points are always there.
-        CHECK(count(g.cuda, "const char* credit_" + std::string(k) + "_signature()") == 1);
-        CHECK(count(g.cuda, "long long credit_" + std::string(k) + "_max_legal_n(") == 1);
-        CHECK(count(g.cuda, "int credit_" + std::string(k) + "_launch_generic(") == 1);
-        // The body template is always there.
-        CHECK(count(g.cuda, "__device__ __forceinline__ void credit_" + std::string(k) + "_body(") == 1);
+        for (const char *fn : {"_signature(", "_max_legal_n(", "_launch_generic(", "_status_string("})
+          CHECK(count(g.cuda, std::string("credit_") + k + fn) == 1);
       }
     }
 }
 
-TEST_CASE("a kernel whose names collide with C++ and the generated code compiles",
-          "[codegen][nvrtc]") {
-  std::string path =
-      std::string(CREDIT_SOURCE_DIR) + "/tests/lit/CodeGen/Inputs/names_stress.credit";
-  for (const char *arch : kArchs) {
-    DYNAMIC_SECTION(arch) {
-      Generated g(path, arch);
-      checkCompiles(g, arch, expectedKernels("names_stress", {}));
-      // Launch API parameters keep the source names where C++ allows.
-      CHECK(g.cuda.find("int credit_names_stress_launch_staged(const float* float_, const float* off_, "
-                        "const float* vi_, const float* row_, const float* unused, float* int_, "
-                        "int8_t* tid_, float* M_, long long M, long long N, cudaStream_t stream)") !=
-            std::string::npos);
-    }
-  }
+TEST_CASE("the generated file is lean: the Workload, one line per kernel, the API", "[codegen]") {
+  Generated g = Generated::file(examplePath("layernorm"));
+  CHECK(lines(g.cuda) <= 600);
+  CHECK(count(g.cuda, "#include <credit/device/row_kernel.cuh>") == 1);
+  CHECK(count(g.cuda, "struct Workload {") == 1);
+  CHECK(count(g.cuda, "__global__") == 0); // the kernels are the library's
+  CHECK(count(g.cuda, "asm(") == 0);
+  CHECK(count(g.cuda, "_KERNEL(credit_layernorm_") == expectedKernels("layernorm", {}).size());
+  // The launch API is host code only.
+  CHECK(count(g.cuda, "#if !defined(__CUDACC_RTC__)\n#include <credit/runtime/Launch.h>") == 1);
 }
 
-TEST_CASE("metadata and header agree with the analyses", "[codegen]") {
+TEST_CASE("the Workload's constants are the schedule's", "[codegen]") {
   for (const char *k : kExamples) {
     DYNAMIC_SECTION(k) {
-      Generated g(examplePath(k), "sm_90");
-      ::credit::WorkloadGeometry geo = cr::computeGeometry(g.kernel);
-      cr::Barriers b = cr::computeBarriers(g.kernel);
-      cr::Traffic t = cr::computeTraffic(g.kernel);
+      Generated g = Generated::file(examplePath(k));
+      mlir::FailureOr<cr::KernelSchedule> s = cr::readSchedule(g.kernel);
+      REQUIRE(succeeded(s));
+      auto list = [](auto values) {
+        std::string out;
+        for (auto v : values)
+          out += (out.empty() ? "" : ", ") + std::to_string(v);
+        return out;
+      };
+      CHECK(count(g.cuda, "static constexpr int kNumKept = " + std::to_string(s->kept.size()) + ";") == 1);
+      CHECK(count(g.cuda, "static constexpr int kKept[kNumKept] = {" + list(s->kept) + "};") == 1);
+      CHECK(count(g.cuda, "static constexpr int kSmemSlot[kNumKept] = {" + list(s->smemSlot) + "};") == 1);
+      CHECK(count(g.cuda, "static constexpr int kPartialDrop = " + std::to_string(s->partialDrop) + ";") == 1);
+      CHECK(count(g.cuda, llvm::formatv("static constexpr int kThreads = {0}, kWideThreads = {1};", s->threads,
+                                        s->wideThreads)
+                              .str()) == 1);
+      // The figures tools read, as the analyses recorded them.
+      const ::credit::WorkloadGeometry &geo = s->geometry;
       CHECK(count(g.cuda, llvm::formatv("inline constexpr credit::WorkloadGeometry geometry = "
                                         "{{{0}, {1}, {2}, {3}, {4}, {5}};",
-                                        geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum,
-                                        geo.threads, geo.hOnlyArrays)
+                                        geo.keepBytesPerElem, geo.numStages, geo.qMax, geo.qSum, geo.threads,
+                                        geo.hOnlyArrays)
                               .str()) == 1);
-      // Inputs only h reads: layernorm's gamma and beta, lars's v.
-      const std::string name = k;
-      CHECK(geo.hOnlyArrays == (name == "layernorm" ? 2 : name == "lars" ? 1 : 0));
-      CHECK(count(g.cuda, llvm::formatv("inline constexpr int numInputsOnlyHReads = {0};", geo.hOnlyArrays)
-                              .str()) == 1);
-      // The partial-retention form exactly where two or more inputs are kept,
-      // its geometry one kept input (4 B per element) smaller.
-      const bool partial = t.kept.size() >= 2;
-      CHECK(count(g.cuda, llvm::formatv("inline constexpr bool kHasPartialForm = {0};",
-                                        partial ? "true" : "false")
-                              .str()) == 1);
-      CHECK(count(g.cuda, llvm::formatv("inline constexpr credit::WorkloadGeometry geometry_partial = "
-                                        "{{{0}, {1}, {2}, {3}, {4}, {5}};",
-                                        geo.keepBytesPerElem - (partial ? 4 : 0), geo.numStages, geo.qMax,
-                                        geo.qSum, geo.threads, geo.hOnlyArrays)
-                              .str()) == 1);
-      CHECK(count(g.cuda, "__global__ void __launch_bounds__(256, CREDIT_MIN_CTAS_PER_SM) credit_" +
-                              std::string(k) + "_cluster_partial_") == (partial ? 4u : 0u));
-      CHECK(count(g.cuda, llvm::formatv("inline constexpr int K_sync = {0};", b.sync).str()) == 1);
-      CHECK(count(g.cuda, llvm::formatv("inline constexpr int K_mbarrier = {0};", b.mbarrier).str()) ==
-            1);
-      CHECK(count(g.cuda, llvm::formatv("//   bytes/element: baseline {0}, cluster {1}, reread {2}, keep {3}",
-                                        t.baseline, t.cluster, t.reread, t.keep)
-                              .str()) == 1);
-      // Sync protocol: 2 cluster barriers per stage in the body; mbarrier: L mbarriers.
-      CHECK(count(g.cuda, "credit_cluster_sync();  // stage") == static_cast<size_t>(b.sync));
-      CHECK(count(g.cuda, ">(cta_partial, stage_slots, stage_bar, P);") == t.L);
-      // Self-contained: the runtime headers are embedded, none is included.
-      CHECK(g.cuda.find("#include \"") == std::string::npos);
-      CHECK(count(g.cuda, "// ===== begin embedded") == 3);
-      CHECK(count(g.cuda, "#include <cuda_runtime.h>") == 1);
-      CHECK(count(g.cuda, "#if !defined(__CUDACC_RTC__)\n#include <cuda_runtime.h>") == 1);
+      mlir::FailureOr<cr::Barriers> b = cr::readBarriers(g.kernel);
+      REQUIRE(succeeded(b));
+      CHECK(count(g.cuda, "inline constexpr int K_sync = " + std::to_string(b->sync) + ";") == 1);
+      CHECK(count(g.cuda, "inline constexpr int K_mbarrier = " + std::to_string(b->mbarrier) + ";") == 1);
+      // One pass function per pass, one finish per stage.
+      for (size_t p = 0; p < s->passes.size(); ++p)
+        CHECK(count(g.cuda, "static void pass(Pass<" + std::to_string(p) + ">") == 1);
+      CHECK(count(g.cuda, "static void finish(Stage<") == s->passes.size() - 1);
     }
   }
 }
 
 TEST_CASE("the generic signature lists the data arguments in order", "[codegen]") {
-  Generated q(examplePath("quant_int8"), "sm_90");
-  CHECK(q.cuda.find("return \"x:in:row:f32;q:out:row:i8;scale:out:scalar:f32\";") != std::string::npos);
-  Generated l(examplePath("layernorm"), "sm_90");
-  CHECK(l.cuda.find("return \"x:in:row:f32;gamma:in:broadcast:f32;beta:in:broadcast:f32;y:out:row:f32\";") !=
-        std::string::npos);
-  Generated w(examplePath("wvar_bwd"), "sm_90");
-  CHECK(w.cuda.find("return \"x:in:row:f32;w:in:row:f32;g:in:scalar:f32;dx:out:row:f32;dw:out:row:f32\";") !=
-        std::string::npos);
+  CHECK(count(Generated::file(examplePath("quant_int8")).cuda,
+              "return \"x:in:row:f32;q:out:row:i8;scale:out:scalar:f32\";") == 1);
+  CHECK(count(Generated::file(examplePath("layernorm")).cuda,
+              "return \"x:in:row:f32;gamma:in:broadcast:f32;beta:in:broadcast:f32;y:out:row:f32\";") == 1);
+  CHECK(count(Generated::file(examplePath("wvar_bwd")).cuda,
+              "return \"x:in:row:f32;w:in:row:f32;g:in:scalar:f32;dx:out:row:f32;dw:out:row:f32\";") == 1);
 }
 
 TEST_CASE("emission is deterministic", "[codegen]") {
-  Generated a(examplePath("pearson_bwd"), "sm_90"), b(examplePath("pearson_bwd"), "sm_90");
-  CHECK(a.cuda == b.cuda);
-  Generated c(examplePath("pearson_bwd"), "sm_120");
-  CHECK(c.cuda.find("credit::findTarget(\"sm_120\")") != std::string::npos);
+  CHECK(Generated::file(examplePath("pearson_bwd")).cuda == Generated::file(examplePath("pearson_bwd")).cuda);
+  CHECK(count(Generated::file(examplePath("pearson_bwd"), "sm_120").cuda, "credit::findTarget(\"sm_120\")") == 1);
 }
 
-TEST_CASE("float literals round-trip and read well", "[codegen][expr]") {
-  using credit::cuda::cudaFloatLiteral;
-  using credit::cuda::shortestFloat;
-  CHECK(cudaFloatLiteral(1e-5f) == "1e-05f");
-  CHECK(cudaFloatLiteral(127.0f) == "127.0f");
-  CHECK(cudaFloatLiteral(-0.5f) == "-0.5f");
-  CHECK(cudaFloatLiteral(0.1f) == "0.1f");
-  CHECK(cudaFloatLiteral(1e-12f) == "1e-12f");
-  CHECK(cudaFloatLiteral(-0.0f) == "-0.0f");
-  CHECK(cudaFloatLiteral(INFINITY) == "__int_as_float(0x7f800000)");
-  CHECK(cudaFloatLiteral(-INFINITY) == "__int_as_float(0xff800000)");
-  for (float f : {1e-5f, 0.1f, 3.14159274f, 1e-9f, 1.17549435e-38f, 3.40282347e+38f, 16777215.0f,
-                  1.00000012f, 123456.789f, 1e-45f}) {
-    std::string s = shortestFloat(f);
-    CHECK(std::strtof(s.c_str(), nullptr) == f);
-    std::string lit = cudaFloatLiteral(f);
-    lit.pop_back(); // the f suffix
-    CHECK(std::strtof(lit.c_str(), nullptr) == f);
+TEST_CASE("names that clash with keywords, macros and the library compile", "[codegen][nvrtc]") {
+  for (const char *arch : kArchs) {
+    DYNAMIC_SECTION(arch) {
+      Generated g = Generated::file(inputPath("names_stress"), arch);
+      checkCompiles(g, arch, {});
+    }
   }
+  Generated g = Generated::file(inputPath("names_stress"));
+  // Parameters keep their source names where C++ allows, else get a `_`.
+  CHECK(count(g.cuda, "int credit_names_stress_launch_staged(const float* float_, const float* INFINITY_, "
+                      "const float* linux_, const float* r, const float* unused, float* int_, int8_t* e, "
+                      "float* INT_MAX_, long long M, long long N, cudaStream_t stream)") == 1);
+  CHECK(count(g.cuda, "static constexpr float NAN_ = 2.0f;") == 1);
 }
 
-TEST_CASE("C++ names: keywords, generated identifiers and reserved prefixes", "[codegen][expr]") {
-  credit::cuda::NameTable t;
-  t.reserve("row");
-  CHECK(t.unique("x") == "x");
-  CHECK(t.unique("x") == "x_");
-  CHECK(t.unique("x") == "x_2");
-  CHECK(t.unique("float") == "float_");
-  CHECK(t.unique("row") == "row_");
-  CHECK(t.unique("credit_scale") == "u_credit_scale");
-  CHECK(t.unique("__x") == "u_x");
-  CHECK(t.unique("_Upper") == "u_Upper");
+TEST_CASE("a chain of lets stays linear in size and compiles", "[codegen][nvrtc]") {
+  // let a1 = a0 * a0, a2 = a1 * a1, ...: each let used twice by the next.
+  std::string src = "kernel chain {\n  in x : f32[N]\n  out y : f32[N]\n  stage { m = max(x) }\n"
+                    "  let a0 = x - m\n";
+  const int kLets = 40;
+  for (int i = 1; i <= kLets; ++i)
+    src += llvm::formatv("  let a{0} = a{1} * a{1} + a{1}\n", i, i - 1).str();
+  src += llvm::formatv("  y = a{0} * a{0}\n}\n", kLets).str();
+  Generated g = Generated::text(src);
+  CHECK(lines(g.cuda) < 400);
+  CHECK(g.cuda.size() < 40000);
+  checkCompiles(g, "sm_90", {});
 }

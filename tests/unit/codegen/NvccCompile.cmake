@@ -1,6 +1,7 @@
 # ctest codegen-nvcc: every example (and the name-collision input) through
-# `creditc X.credit -o X.cu` and `nvcc -arch=sm_90 -c X.cu`, one nvcc each.
-# Fails on any error and on any nvcc warning.
+# `creditc X.credit -o X.cu` and `nvcc -arch=sm_90 -c -I<credit include> X.cu`
+# (the include path of the credit::device target), one nvcc each. Fails on any
+# error and on any nvcc warning.
 file(MAKE_DIRECTORY "${WORK}")
 file(GLOB inputs "${EXAMPLES}/*.credit")
 list(APPEND inputs "${EXTRA}")
@@ -14,13 +15,13 @@ foreach(src IN LISTS inputs)
     list(APPEND failed "${name}")
     continue()
   endif()
-  execute_process(COMMAND "${NVCC}" -arch=sm_90 -c "${WORK}/${name}.cu" -o "${WORK}/${name}.o"
+  execute_process(COMMAND "${NVCC}" -std=c++17 -arch=sm_90 -c -I${INCLUDE} "${WORK}/${name}.cu" -o "${WORK}/${name}.o"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0 OR err MATCHES "warning")
     message(SEND_ERROR "nvcc ${name}.cu: exit ${rc}\n${out}${err}")
     list(APPEND failed "${name}")
   else()
-    message(STATUS "nvcc -arch=sm_90 -c ${name}.cu: ok")
+    message(STATUS "nvcc -arch=sm_90 -c -I${INCLUDE} ${name}.cu: ok")
   endif()
 endforeach()
 if(failed)

@@ -26,6 +26,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--creditc", required=True)
     ap.add_argument("--nvcc", required=True)
+    ap.add_argument("--include", required=True, help="the credit include directory (credit::device)")
     ap.add_argument("--profile", required=True)
     ap.add_argument("--examples", required=True)
     ap.add_argument("--work", required=True)
@@ -38,7 +39,7 @@ def main():
         gen = os.path.join(a.work, f"{k}.cu")
         exe = os.path.join(a.work, f"plan_{k}")
         subprocess.run([a.creditc, src, "--profile", a.profile, "-o", gen], check=True)
-        subprocess.run([a.nvcc, "-std=c++17", "-arch=sm_90", "-O1", f"-DCREDIT_GEN_FILE=\"{gen}\"",
+        subprocess.run([a.nvcc, "-std=c++17", "-arch=sm_90", "-O1", f"-I{a.include}", f"-DCREDIT_GEN_FILE=\"{gen}\"",
                         f"-DCREDIT_NS=credit_{k}", os.path.join(here, "DispatchPlanMain.cu"), "-o", exe],
                        check=True)
         points = [(m, n, t, [f * t for f in fs]) for m in MS for n in NS for t in TBS for fs in SLICES]

@@ -11,6 +11,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace credit;
 namespace cr = mlir::credit;
 
@@ -38,7 +40,13 @@ private:
   unsigned counter = 0;
 };
 
+/// A double literal that reads back as `v`; INFINITY and NAN (<cmath>) for
+/// the non-finite values.
 std::string literal(double v) {
+  if (std::isnan(v))
+    return "NAN";
+  if (std::isinf(v))
+    return v > 0 ? "INFINITY" : "-INFINITY";
   std::string s;
   llvm::raw_string_ostream(s) << llvm::format("%.17g", v);
   return s;

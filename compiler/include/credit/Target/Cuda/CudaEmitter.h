@@ -1,10 +1,12 @@
 //===- CudaEmitter.h - credit dialect → CUDA C++ -----------------*- C++ -*-===//
 //
-// Emits self-contained CUDA C++ for one analysed `credit.kernel`: the device
-// prelude, the clustered kernel (sync and mbarrier exchange protocols), the
-// matched `reread` and `staged` baselines, the work-free `control` kernel, a
-// host launch API that validates its arguments, and constexpr metadata.
-// docs/codegen.md describes the generated code.
+// Prints the lean CUDA C++ file of one analysed, scheduled `credit.kernel`:
+// a header comment, `struct Workload` (the workload's element terms, combines,
+// row-level math and its schedule's decisions as constants), one extern "C"
+// kernel per form of the schedule (instances of the device library's row
+// kernel, credit/device/row_kernel.cuh), and the extern "C" launch API, which
+// forwards to the runtime's host headers. The file #includes the library;
+// --standalone inlines it. docs/codegen.md describes the generated code.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_TARGET_CUDA_CUDAEMITTER_H
@@ -42,12 +44,18 @@ struct DispatchProfile {
     double ms = 0;
   };
   std::vector<Ctrl> ctrl;  // this kernel's T_ctrl entries
+  /// The kernel's traffic in bytes per element of the row (docs/report.md),
+  /// as the report records it.
+  struct Traffic {
+    long long baseline = 0, reread = 0, keep = 0, fixedPerElement = 0, fixedPerRow = 0;
+  } traffic;
 };
 
 struct CudaEmitOptions {
   std::string arch = "sm_90";     // sm_90, sm_100, sm_120
   std::vector<Variant> variants;  // empty: all
-  std::string sourceName;         // the .credit path, for the header comment
+  std::string sourceName;         // the .credit path (its ops' location), for the header comment
+  std::string sourceText;         // its text, for the names of lets (else read from sourceName)
   int threads = 256;              // threads per CTA (128, 256, 512, 1024)
   /// Element-level exp, log and division through the fast intrinsics (__expf,
   /// __logf, __fdividef: a few ulp instead of IEEE / correctly rounded);
@@ -56,6 +64,9 @@ struct CudaEmitOptions {
   /// With a profile: also the model-driven dispatch API (_plan, _launch_auto,
   /// _autotune, _last_plan).
   std::optional<DispatchProfile> dispatch;
+  /// One self-contained file: the library's headers inlined instead of
+  /// #included (the runtime embeds their texts).
+  bool standalone = false;
 };
 
 /// Emits the CUDA C++ translation unit for `kernel` (which must have passed the
@@ -68,35 +79,6 @@ mlir::LogicalResult emitCuda(mlir::credit::KernelOp kernel, const CudaEmitOption
 /// `--header=<file>`): prototypes and status-code macros, no CUDA code.
 mlir::LogicalResult emitCudaHeader(mlir::credit::KernelOp kernel, const CudaEmitOptions &options,
                                    llvm::raw_ostream &os);
-
-/// The partial-retention form of `kernel`'s cluster kernels as emitCuda
-/// generates them (docs/codegen.md): which kept input it re-reads, whether that
-/// input is first read after the first pass, and its geometry. The launcher
-/// runs it where credit::usePartialRetention holds. `exists` is false for
-/// fewer than two kept inputs. Fails (errors on the op) where emitCuda would.
-struct PartialRetentionForm {
-  bool exists = false;
-  std::string dropped;            // the .credit name of the input it re-reads
-  bool droppedReadLate = false;   // kPartialDroppedReadLate
-  ::credit::WorkloadGeometry geometry{}; // geometry_partial
-};
-
-/// The persistent form of the cluster kernels (docs/codegen.md), as the
-/// generated launcher's rule sees it (credit::usePersistent).
-struct PersistentFormFacts {
-  bool exists = false;                   // the _cluster_persistent_ kernels are generated
-  int hoistedInputs = 0;                 // numHoistedInputs
-  bool keptInputReadLate = false;        // kKeptInputReadLate: whole slices only
-  ::credit::WorkloadGeometry geometry{}; // geometry_wide_cta
-};
-/// The forms the generated cluster launcher may run instead of the one the
-/// model's terms describe, with the constants the generated file holds for its
-/// rules: for predict's notes.
-struct LauncherForms {
-  PartialRetentionForm partial;
-  PersistentFormFacts persistent;
-};
-mlir::FailureOr<LauncherForms> launcherForms(mlir::credit::KernelOp kernel, const CudaEmitOptions &options);
 
 } // namespace credit
 

@@ -1,0 +1,186 @@
+//===- KernelView.cpp - what the CUDA printers read of one kernel ---------===//
+#include "KernelView.h"
+
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace cr = mlir::credit;
+using mlir::FailureOr;
+using mlir::Operation;
+
+namespace credit::cuda {
+
+std::string Operand::pointerType() const {
+  if (!output)
+    return "const float*";
+  return i8 ? "int8_t*" : "float*";
+}
+
+llvm::StringRef Operand::kindWord() const {
+  switch (kind) {
+  case Row: return "row";
+  case Broadcast: return "broadcast";
+  case PerRow: return "scalar";
+  }
+  return "row";
+}
+
+Variant variantOf(cr::Form f) {
+  switch (f) {
+  case cr::Form::Staged:
+  case cr::Form::StagedRegs:
+  case cr::Form::StagedRegsWide:
+  case cr::Form::StagedWide:
+  case cr::Form::StagedRegsWideWide:
+  case cr::Form::StagedRegsDeepWide:
+    return Variant::Staged;
+  case cr::Form::Reread:
+    return Variant::Reread;
+  case cr::Form::ControlSync:
+  case cr::Form::ControlMbarrier:
+    return Variant::Control;
+  default:
+    return Variant::Cluster;
+  }
+}
+
+std::string formEnumerator(cr::Form f) {
+  std::string out;
+  bool upper = true;
+  for (char c : cr::stringifyForm(f)) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? llvm::toUpper(c) : c;
+    upper = false;
+  }
+  return out;
+}
+
+llvm::SmallVector<KernelInstance> KernelView::kernels() const {
+  // Kernel names are the form's keyword, as the launch API has always named
+  // them: the persistent forms are "cluster_persistent...", and a wide-CTA
+  // form drops its first "_wide" for a "_cta<threads>" suffix.
+  llvm::SmallVector<KernelInstance> out;
+  for (cr::Form f : forms()) {
+    std::string base = cr::stringifyForm(f).str();
+    if (llvm::StringRef(base).starts_with("persistent"))
+      base = "cluster_" + base;
+    std::string suffix;
+    if (cr::isWideCtaForm(f)) {
+      if (size_t at = base.find("_wide"); at != std::string::npos)
+        base.erase(at, 5);
+      suffix = "_cta" + std::to_string(schedule.wideThreads);
+    }
+    const bool persistent = llvm::StringRef(base).starts_with("cluster_persistent");
+    if (variantOf(f) == Variant::Control) {
+      out.push_back({f, 0, prefix + "_" + base});
+      continue;
+    }
+    for (int vec : {4, 1})
+      if (vec == 4 || !persistent)
+        out.push_back({f, vec, prefix + "_" + base + "_v" + std::to_string(vec) + suffix});
+  }
+  return out;
+}
+
+bool KernelView::wants(Variant v) const {
+  return options->variants.empty() || llvm::is_contained(options->variants, v);
+}
+
+llvm::SmallVector<cr::Form> KernelView::forms() const {
+  llvm::SmallVector<cr::Form> out;
+  for (cr::Form f : schedule.forms)
+    if (wants(variantOf(f)))
+      out.push_back(f);
+  return out;
+}
+
+bool KernelView::emits(cr::Form f) const {
+  return schedule.has(f) && wants(variantOf(f));
+}
+
+llvm::SmallVector<const Operand *> KernelView::dataArgs() const {
+  llvm::SmallVector<const Operand *> out;
+  for (const Operand &o : inputs)
+    out.push_back(&o);
+  for (const Operand &o : outputs)
+    out.push_back(&o);
+  return out;
+}
+
+FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
+                                                                    const CudaEmitOptions &options) {
+  auto v = std::make_unique<KernelView>();
+  v->kernel = kernel;
+  v->options = &options;
+  v->name = kernel.getSymName().str();
+  v->prefix = "credit_" + v->name;
+  for (char c : v->name)
+    if (!(llvm::isAlnum(c) || c == '_'))
+      return kernel.emitError("cannot generate CUDA: kernel name '")
+             << v->name << "' is not a C identifier";
+  v->target = ::credit::findTarget(options.arch.c_str());
+  if (!v->target.arch)
+    return kernel.emitError("cannot generate CUDA: unknown target '") << options.arch << "'";
+
+  FailureOr<cr::KernelSchedule> schedule = cr::readSchedule(kernel);
+  if (failed(schedule))
+    return mlir::failure();
+  v->schedule = std::move(*schedule);
+  if (v->schedule.kept.empty())
+    return kernel.emitError("cannot generate CUDA: the schedule keeps no input on chip (the row "
+                            "kernels need one; an accepted kernel has one)");
+  FailureOr<cr::Barriers> barriers = cr::readBarriers(kernel);
+  if (failed(barriers))
+    return mlir::failure();
+  v->barriersSync = barriers->sync;
+  v->barriersMbarrier = barriers->mbarrier;
+
+  for (Operation &op : kernel.getBodyBlock()) {
+    if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
+      for (Operation &inner : stage.getBodyBlock())
+        if (llvm::isa<cr::SelectOp>(inner))
+          return inner.emitError("cannot generate CUDA: selections are not reductions");
+      v->stages.push_back(stage);
+    }
+  }
+  if (v->stages.empty())
+    return kernel.emitError("cannot generate CUDA: the kernel has no stage");
+  v->apply = kernel.getApplyOp();
+  for (cr::ParamOp p : kernel.getParamOps())
+    v->params.push_back(p);
+
+  // The API's own parameter names first: the data arguments never take them.
+  for (llvm::StringRef fixed : {"M", "N", "P", "protocol", "stream"})
+    v->apiScope.claim(fixed);
+  for (cr::InputOp in : kernel.getInputOps()) {
+    Operand o;
+    o.op = in;
+    o.src = in.getName().str();
+    o.kind = in.isRow() ? Operand::Row : in.isBroadcast() ? Operand::Broadcast : Operand::PerRow;
+    o.index = v->inputs.size();
+    v->inputs.push_back(std::move(o));
+  }
+  for (cr::OutputOp out : kernel.getOutputOps()) {
+    Operand o;
+    o.op = out;
+    o.src = out.getName().str();
+    o.output = true;
+    o.kind = cr::isRowValue(out.getValue()) ? Operand::Row : Operand::PerRow;
+    o.i8 = cr::elementBytes(out.getValue().getType()) == 1;
+    if (o.kind == Operand::PerRow && o.i8)
+      return out.emitError("cannot generate CUDA: per-row i8 outputs are not supported");
+    o.index = v->outputs.size();
+    v->outputs.push_back(std::move(o));
+  }
+  for (Operand &o : v->inputs)
+    o.name = v->apiScope.fresh(o.src);
+  for (Operand &o : v->outputs)
+    o.name = v->apiScope.fresh(o.src);
+  return v;
+}
+
+} // namespace credit::cuda
