@@ -77,6 +77,7 @@ Report (::credit::buildReport)(Operation *op) {
       p.rowInputs = strings(d.get("reads"));
       p.broadcastInputs = strings(d.get("reads_broadcast"));
       p.scalarInputs = strings(d.get("reads_scalar"));
+      p.writes = strings(d.get("writes"));
       r.passes.push_back(std::move(p));
     }
   }

@@ -98,6 +98,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
     os << llvm::formatv("    {0,-11}  reads {1}", p.pass, joinOr(p.rowInputs, "no row input"));
     if (!p.broadcastInputs.empty())
       os << "; broadcast " << llvm::join(p.broadcastInputs, ", ");
+    if (!p.writes.empty())
+      os << "; writes " << llvm::join(p.writes, ", ") << " (no statistic needed)";
     os << "\n";
   }
 
@@ -156,9 +158,16 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
       rows.push_back(s);
     for (auto &s : p.broadcastInputs)
       bcast.push_back(s);
-    passes.push_back(llvm::json::Object{{"pass", p.pass},
-                                        {"row_inputs", std::move(rows)},
-                                        {"broadcast_inputs", std::move(bcast)}});
+    llvm::json::Object pass{{"pass", p.pass},
+                            {"row_inputs", std::move(rows)},
+                            {"broadcast_inputs", std::move(bcast)}};
+    if (!p.writes.empty()) {
+      llvm::json::Array writes;
+      for (auto &s : p.writes)
+        writes.push_back(s);
+      pass["writes"] = std::move(writes);
+    }
+    passes.push_back(std::move(pass));
   }
   llvm::json::Array kept;
   for (auto &s : r.keptInputs)

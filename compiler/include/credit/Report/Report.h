@@ -26,6 +26,9 @@ struct PassReads {
   std::vector<std::string> rowInputs;
   std::vector<std::string> broadcastInputs;
   std::vector<std::string> scalarInputs;
+  /// The first stage's pass only: per-element outputs it writes because they
+  /// need no statistic (the workload then reads its row once).
+  std::vector<std::string> writes;
 };
 
 struct LegalityRow {

@@ -617,9 +617,6 @@ struct DropUnusedSums : OpRewritePattern<ReduceSumExpOp> {
     if (live.size() == op.getNumSums())
       return failure();
     YieldOp yield = op.getYieldOp();
-    SmallVector<Value> yielded{yield.getOperand(0)};
-    for (unsigned j : live)
-      yielded.push_back(yield.getOperand(1 + j));
     Operation *replacement;
     if (live.empty())
       replacement = rewriter.create<ReduceOp>(op.getLoc(), ReduceKind::max,
@@ -630,6 +627,10 @@ struct DropUnusedSums : OpRewritePattern<ReduceSumExpOp> {
     replacement->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     Block &newBody = replacement->getRegion(0).front();
     rewriter.mergeBlocks(&op.getBodyBlock(), &newBody, newBody.getArguments());
+    // Read the yielded values after the merge: block arguments were replaced.
+    SmallVector<Value> yielded{yield.getOperand(0)};
+    for (unsigned j : live)
+      yielded.push_back(yield.getOperand(1 + j));
     rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(yielded); });
     rewriter.replaceAllUsesWith(op.getMax(), replacement->getResult(0));
     for (auto [k, j] : llvm::enumerate(live))
