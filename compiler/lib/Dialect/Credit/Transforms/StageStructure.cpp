@@ -74,9 +74,15 @@ bool usesArg(Value v, BlockArgument arg) {
   return false;
 }
 
-/// The same element expression: the same ops with the same attributes over
-/// the same outer operands (block arguments standing for the same value).
-bool sameElementExpr(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb) {
+using ExprMemo = llvm::DenseMap<std::pair<Value, Value>, bool>;
+
+bool sameElementExpr(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb,
+                     ExprMemo &memo);
+
+/// One step of sameElementExpr: a and b are the same argument, or the same op
+/// over operands that are the same expressions.
+bool sameElementStep(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb,
+                     ExprMemo &memo) {
   auto argA = llvm::dyn_cast<BlockArgument>(a);
   auto argB = llvm::dyn_cast<BlockArgument>(b);
   if (argA || argB) {
@@ -94,9 +100,22 @@ bool sameElementExpr(Value a, ElementRegionOpInterface ra, Value b, ElementRegio
       llvm::cast<OpResult>(a).getResultNumber() != llvm::cast<OpResult>(b).getResultNumber())
     return false;
   for (auto [x, y] : llvm::zip(da->getOperands(), db->getOperands()))
-    if (!sameElementExpr(x, ra, y, rb))
+    if (!sameElementExpr(x, ra, y, rb, memo))
       return false;
   return true;
+}
+
+/// The same element expression: the same ops with the same attributes over
+/// the same outer operands (block arguments standing for the same value).
+/// Expressions are DAGs: `memo` keeps the pairs already compared.
+bool sameElementExpr(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb,
+                     ExprMemo &memo) {
+  auto known = memo.find({a, b});
+  if (known != memo.end())
+    return known->second;
+  bool same = sameElementStep(a, ra, b, rb, memo);
+  memo[{a, b}] = same;
+  return same;
 }
 
 } // namespace
@@ -192,7 +211,8 @@ std::optional<SumOfExp> mlir::credit::matchSumOfExp(ReduceOp sum) {
     return std::nullopt;
   auto rmax = llvm::cast<ElementRegionOpInterface>(max.getOperation());
   auto rsum = llvm::cast<ElementRegionOpInterface>(sum.getOperation());
-  if (!sameElementExpr(max.getYieldOp().getOperand(0), rmax, pivot, rsum))
+  ExprMemo memo;
+  if (!sameElementExpr(max.getYieldOp().getOperand(0), rmax, pivot, rsum, memo))
     return std::nullopt;
   return SumOfExp{sum, max, weight, mArg.getArgNumber()};
 }
