@@ -7,6 +7,7 @@
 #include "credit/Target/Cpp/ReferenceEmitter.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -166,16 +167,36 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
     if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
       os.indent(ind) << "// stage " << stage.getStageIndex() + 1 << "\n";
       auto reds = stage.getReductions();
-      // Element arguments and the region's ops, evaluated at element i.
-      auto emitElement = [&](cr::ElementRegionOpInterface r) -> mlir::LogicalResult {
+      // Element arguments and the region's ops, evaluated at element i; with
+      // `only`, just what that value is computed from.
+      auto emitElement = [&](cr::ElementRegionOpInterface r,
+                             mlir::Value only = nullptr) -> mlir::LogicalResult {
         mlir::Block &body = r.getBodyBlock();
+        llvm::DenseSet<mlir::Value> needed;
+        llvm::SmallVector<mlir::Value> work;
+        if (only)
+          work.push_back(only);
+        while (!work.empty()) {
+          mlir::Value v = work.pop_back_val();
+          if (!needed.insert(v).second)
+            continue;
+          if (mlir::Operation *def = v.getDefiningOp())
+            for (mlir::Value operand : def->getOperands())
+              work.push_back(operand);
+        }
         for (mlir::BlockArgument arg : body.getArguments()) {
+          if (only && !needed.contains(arg))
+            continue;
           std::string v = fresh();
           os.indent(ind + 2) << "const double " << v << " = " << elementRef(r.getInputForArg(arg))
                              << ";\n";
           names[arg] = v;
         }
-        return emitBlockBody(body, ind + 2);
+        for (mlir::Operation &op : body.without_terminator())
+          if (!only || (op.getNumResults() && needed.contains(op.getResult(0))))
+            if (failed(emitOp(op, ind + 2)))
+              return mlir::failure();
+        return mlir::success();
       };
       // An online statistic (reduce_sumexp) is its two-pass definition:
       // m = max(p) in a loop of its own, then s_j = sum(w_j * exp(p - m)).
@@ -186,7 +207,7 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
         std::string m = fresh();
         os.indent(ind) << "double " << m << " = -INFINITY;  // max of the pivot\n";
         os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
-        if (failed(emitElement(red)))
+        if (failed(emitElement(red, online.getPivot())))
           return mlir::failure();
         os.indent(ind + 2) << m << " = std::fmax(" << m << ", " << name(online.getPivot()) << ");\n";
         os.indent(ind) << "}\n";
