@@ -77,3 +77,30 @@ credit.kernel @lse {
   } : f32
   credit.output "l" %l : f32
 }
+
+// -----
+
+// The new stage's statistic is named after the statistic computed from the
+// online one, not the stage's first.
+// CHECK-LABEL: credit.kernel @second
+// CHECK:         credit.stage ["q.max"]
+// CHECK:         credit.stage ["a", "q"]
+credit.kernel @second {
+  %x = credit.input "x" row : !credit.row<f32>
+  %a, %q = credit.stage ["a", "q"] {
+    %s = credit.reduce <sum> (%x) : (!credit.row<f32>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    %r:2 = credit.reduce_sumexp (%x) : (!credit.row<f32>) -> (f32, f32) {
+    ^bb0(%xe: f32):
+      %one = arith.constant 1.0 : f32
+      credit.yield %xe, %one : f32, f32
+    }
+    %lg = math.log %r#1 : f32
+    %v = arith.addf %lg, %r#0 : f32
+    credit.yield %s, %v : f32, f32
+  } : f32, f32
+  credit.output "a" %a : f32
+  credit.output "q" %q : f32
+}

@@ -12,6 +12,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace mlir::credit {
 #define GEN_PASS_DEF_CREDITSPLITSUMEXP
 #include "credit/Dialect/Credit/Transforms/Passes.h.inc"
@@ -40,17 +42,37 @@ IRMapping cloneBody(ReduceSumExpOp from, Block &to) {
   return map;
 }
 
+/// Whether `v`, in the body of a stage, is computed from an op of `op`.
+bool computedFrom(Value v, Operation *op) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    Operation *def = cur.getDefiningOp();
+    if (!seen.insert(cur).second || !def || def->getBlock() != op->getBlock())
+      continue;
+    if (def == op)
+      return true;
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  return false;
+}
+
 void split(ReduceSumExpOp online) {
   auto stage = llvm::cast<StageOp>(online->getParentOp());
   YieldOp stageYield = stage.getYieldOp();
   // The max's statistic: the one yielding it directly, else named after the
-  // first statistic that uses it.
+  // first statistic computed from the op (`l.max` for l = logsumexp(x)).
   std::string name;
   for (auto [i, v] : llvm::enumerate(stageYield.getOperands()))
     if (v == online.getMax()) {
       name = stage.getResultName(i).str();
       break;
     }
+  for (auto [i, v] : llvm::enumerate(stageYield.getOperands()))
+    if (name.empty() && computedFrom(v, online))
+      name = (stage.getResultName(i) + ".max").str();
   if (name.empty())
     name = (stage.getResultName(0) + ".max").str();
 
