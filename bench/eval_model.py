@@ -2,11 +2,13 @@
 """Predicted against measured profitability of the clustered kernel (the paper's
 Table V and Fig. 4, docs/cost-model.md).
 
-    python3 bench/eval_model.py --profile h200-profile.json --results results.jsonl \
+    python3 bench/run.py --gen DIR --impls creditc_fastest --tslice --results bench-model.json
+    python3 bench/eval_model.py --profile h200-profile.json --results bench-model.json \
         [--creditc build/bin/creditc] [--out docs/results] [--name model-h200]
 
---results: bench/run_bench.py's results.jsonl, or a bench-h200.json-style file
-(a JSON object with a "measurements" list). For every (workload, N) with timings:
+--results: a results file of bench/run.py (docs/results/bench.json or one made for the model); its
+creditc_fastest records carry every variant's time and, with --tslice, T_slice(P). For every
+(workload, N) of the six paper workloads with timings:
   * T_B: the matched non-clustered CUDA kernel -- staged where it was measured
     (Eq. 3 allows P = 1), else reread (the paper's "selected non-DSMEM path");
   * measured: profitable iff the best clustered variant (any protocol, any P)
@@ -35,18 +37,23 @@ EXTRA_NS = [131072, 262144]
 
 
 def load_measurements(path):
-    if path.endswith(".jsonl"):
-        recs = []
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line:
-                    r = json.loads(line)
-                    if "meta" not in r:
-                        recs.append(r)
-        return recs
+    """bench/run.py's results file as a list of {workload, N, M, impl, median_ms}: every variant of a
+    creditc_fastest record as impl credit_<variant>, its T_slice(P) as tslice_P<P>."""
     with open(path) as f:
-        return json.load(f)["measurements"]
+        doc = json.load(f)
+    if not isinstance(doc, dict) or doc.get("schema") != "creditc-bench":
+        raise SystemExit(f"{path}: not a results file of bench/run.py (schema creditc-bench)")
+    recs = []
+    for r in doc["records"]:
+        if r.get("impl") != "creditc_fastest" or r.get("dtype", "fp32") != "fp32":
+            continue
+        base = {"workload": r["workload"], "N": r["N"], "M": r["M"]}
+        for lab, ms in r.get("variants", {}).items():
+            recs.append(dict(base, impl="credit_" + lab, median_ms=ms))
+        for P, ms in r.get("tslice_ms", {}).items():
+            if isinstance(ms, (int, float)):
+                recs.append(dict(base, impl=f"tslice_P{P}", median_ms=ms))
+    return recs
 
 
 def table(recs):
@@ -56,7 +63,7 @@ def table(recs):
         if "median_ms" not in r or r.get("check_failed"):
             continue
         key = (r["workload"], r["N"])
-        if r.get("impl", "").startswith("tslice_P"):  # T_slice(P), run_bench.py
+        if r.get("impl", "").startswith("tslice_P"):  # T_slice(P), run.py --tslice
             t[key].setdefault("tslice", {})[int(r["impl"][len("tslice_P"):])] = r["median_ms"]
             continue
         if not r.get("impl", "").startswith("credit_"):

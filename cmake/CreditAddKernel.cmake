@@ -119,7 +119,8 @@ function(credit_add_kernel target)
     # definition disagrees with its declaration is a compile error here.
     target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-include \"${header}\">")
     target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${dir}>")
-    target_link_libraries(${target} PUBLIC CUDA::cudart)
+    # credit::device: the device template library and the launch headers the file includes.
+    target_link_libraries(${target} PUBLIC CUDA::cudart PRIVATE credit::device)
     set_target_properties(${target} PROPERTIES
       CUDA_ARCHITECTURES "${cuda_arch}"
       CUDA_RUNTIME_LIBRARY Shared     # the one libcudart of CUDA::cudart, never a second static copy

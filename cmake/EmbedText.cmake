@@ -1,38 +1,65 @@
-# credit_embed_text(OUT_HEADER VAR_NAME FILE1 [FILE2 ...] [NAMESPACE ns])
+# credit_embed_text(OUT_HEADER VAR_NAME FILE1 [FILE2 ...] [NAMESPACE ns] [STRIP_INCLUDES])
 #
 # Generates, at BUILD time, OUT_HEADER defining
 #     namespace ns {                                   // only with NAMESPACE
 #     inline constexpr const char VAR_NAME[] = R"credit_embed(<FILE1><FILE2>...)credit_embed";
 #     }
-# the verbatim concatenation of the files (no separator is added: each file
-# ends with its own newline). The custom command depends on every input file
-# and on this script, so editing either regenerates the header. The output is
-# rewritten only when its content changes. Fails if a file contains the raw
-# string delimiter.
+# the verbatim concatenation of the files (no separator is added: each file ends
+# with its own newline). STRIP_INCLUDES drops the files' `#include "credit/..."` and
+# `#include <credit/...>` lines, so that the concatenation of a header and the ones
+# it includes (listed before it; their include guards stay) is self-contained.
 #
-# The OUT_HEADER is produced by an add_custom_command; a target must list it
-# as a source or depend (add_dependencies) on a custom target that does.
-# GCC/Clang/NVCC have no practical raw-string length limit (MSVC is not a target).
+# credit_embed_headers(OUT_HEADER VAR_NAME BASE_DIR FILE1 [FILE2 ...] [NAMESPACE ns])
+#
+# Generates OUT_HEADER defining an array of {name, text} pairs, one per file, the
+# name being the file's path relative to BASE_DIR ("credit/device/config.cuh"):
+#     inline constexpr credit::EmbeddedHeader VAR_NAME[] = {{"credit/...", R"credit_embed(...)credit_embed"}, ...};
+# (credit::EmbeddedHeader must be declared before the header is included).
+#
+# The custom commands depend on every input file and on this script, so editing
+# either regenerates the header; the output is rewritten only when its content
+# changes. Fails if a file contains the raw string delimiter. A target must list
+# OUT_HEADER as a source or depend on a custom target that does.
 
 function(credit_embed_text OUT_HEADER VAR_NAME)
+  cmake_parse_arguments(ARG "STRIP_INCLUDES" "NAMESPACE" "" ${ARGN})
+  _credit_embed_command("${OUT_HEADER}" "${VAR_NAME}" text "${ARG_NAMESPACE}" "${ARG_STRIP_INCLUDES}" ""
+                        ${ARG_UNPARSED_ARGUMENTS})
+endfunction()
+
+function(credit_embed_headers OUT_HEADER VAR_NAME BASE_DIR)
   cmake_parse_arguments(ARG "" "NAMESPACE" "" ${ARGN})
+  get_filename_component(base "${BASE_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  _credit_embed_command("${OUT_HEADER}" "${VAR_NAME}" headers "${ARG_NAMESPACE}" OFF "${base}"
+                        ${ARG_UNPARSED_ARGUMENTS})
+endfunction()
+
+function(_credit_embed_command OUT_HEADER VAR_NAME MODE NAMESPACE STRIP BASE)
   set(files "")
-  foreach(f IN LISTS ARG_UNPARSED_ARGUMENTS)
+  foreach(f IN LISTS ARGN)
     get_filename_component(abs "${f}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND files "${abs}")
   endforeach()
   if(NOT files)
-    message(FATAL_ERROR "credit_embed_text(${OUT_HEADER} ${VAR_NAME}): no input files")
+    message(FATAL_ERROR "credit_embed_${MODE}(${OUT_HEADER} ${VAR_NAME}): no input files")
   endif()
   set(script "${CMAKE_CURRENT_FUNCTION_LIST_FILE}")
   get_filename_component(out "${OUT_HEADER}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   string(REPLACE ";" "|" files_arg "${files}")
+  if(STRIP)
+    set(strip ON)
+  else()
+    set(strip OFF)
+  endif()
   add_custom_command(
     OUTPUT "${out}"
     COMMAND "${CMAKE_COMMAND}"
             "-DCREDIT_EMBED_OUT=${out}"
             "-DCREDIT_EMBED_VAR=${VAR_NAME}"
-            "-DCREDIT_EMBED_NAMESPACE=${ARG_NAMESPACE}"
+            "-DCREDIT_EMBED_MODE=${MODE}"
+            "-DCREDIT_EMBED_NAMESPACE=${NAMESPACE}"
+            "-DCREDIT_EMBED_STRIP=${strip}"
+            "-DCREDIT_EMBED_BASE=${BASE}"
             "-DCREDIT_EMBED_FILES=${files_arg}"
             -P "${script}"
     DEPENDS ${files} "${script}"
@@ -44,14 +71,22 @@ endfunction()
 if(CMAKE_SCRIPT_MODE_FILE AND DEFINED CREDIT_EMBED_OUT)
   string(REPLACE "|" ";" files "${CREDIT_EMBED_FILES}")
   set(delim "credit_embed")
-  set(text "")
+  set(body "")
   foreach(f IN LISTS files)
     file(READ "${f}" content)
     string(FIND "${content}" ")${delim}\"" bad)
     if(NOT bad EQUAL -1)
-      message(FATAL_ERROR "credit_embed_text: ${f} contains the raw-string delimiter )${delim}\"")
+      message(FATAL_ERROR "credit_embed: ${f} contains the raw-string delimiter )${delim}\"")
     endif()
-    string(APPEND text "${content}")
+    if(CREDIT_EMBED_STRIP)
+      string(REGEX REPLACE "#include [\"<]credit/[^\n]*\n" "" content "${content}")
+    endif()
+    if(CREDIT_EMBED_MODE STREQUAL "headers")
+      file(RELATIVE_PATH name "${CREDIT_EMBED_BASE}" "${f}")
+      string(APPEND body "    {\"${name}\", R\"${delim}(${content})${delim}\"},\n")
+    else()
+      string(APPEND body "${content}")
+    endif()
   endforeach()
   set(out "// Generated by cmake/EmbedText.cmake from:\n")
   foreach(f IN LISTS files)
@@ -61,7 +96,11 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED CREDIT_EMBED_OUT)
   if(CREDIT_EMBED_NAMESPACE)
     string(APPEND out "namespace ${CREDIT_EMBED_NAMESPACE} {\n")
   endif()
-  string(APPEND out "inline constexpr const char ${CREDIT_EMBED_VAR}[] = R\"${delim}(${text})${delim}\";\n")
+  if(CREDIT_EMBED_MODE STREQUAL "headers")
+    string(APPEND out "inline constexpr ::credit::EmbeddedHeader ${CREDIT_EMBED_VAR}[] = {\n${body}};\n")
+  else()
+    string(APPEND out "inline constexpr const char ${CREDIT_EMBED_VAR}[] = R\"${delim}(${body})${delim}\";\n")
+  endif()
   if(CREDIT_EMBED_NAMESPACE)
     string(APPEND out "}  // namespace ${CREDIT_EMBED_NAMESPACE}\n")
   endif()

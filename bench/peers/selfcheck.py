@@ -1,23 +1,21 @@
 #!/usr/bin/env python3
 """Self-check of every peer against the float64 reference (run on the GPU machine).
 
-    python3 bench/peers/selfcheck.py            # ~1-3 min on an H200, exit status 1 on failure
-    python3 bench/peers/selfcheck.py --full     # torch.compile at every shape (slow: 126 compiles)
+    python3 bench/peers/selfcheck.py            # a few minutes on an H200, exit status 1 on failure
+    python3 bench/peers/selfcheck.py --full     # torch.compile (both configurations) at every shape
     python3 bench/peers/selfcheck.py --no-compile --workloads lars,quant_int8
 
-For every workload, N in NS and M in MS it runs eager PyTorch and the Triton peer (automatic path);
-the Triton peer is also forced onto its looped path at LOOP_SHAPES, and torch.compile runs at
-COMPILE_SHAPES (one compile per workload and shape).  Pass criteria:
+For every workload, N in NS and M in MS it runs eager PyTorch and the autotuned Triton peer; at
+M = CONFIG_M it also runs every config of the Triton autotuner's space at that N (so that no config
+the autotuner could pick is wrong), and torch.compile (default configuration) runs at
+COMPILE_SHAPES (one compile per workload and shape). Pass criteria:
   * f32 outputs: relative L2 error ||out - ref|| / ||ref|| <= 1e-5 over the finite elements; NaN/inf
-    must sit where the reference has them; where the reference is exactly 0 (wvar_bwd and
-    softmax_logits_bwd at N = 1, pure rounding noise in f32) max |out| <= 1e-5 instead.  N = 1
-    rows are degenerate (zero variance: e.g. layernorm's y = beta + (x - mean) * 316 amplifies
-    the rounding of x - mean in F.layer_norm's x*rstd - mean*rstd form), so there rtol is 1e-2:
-    N = 1 checks masking and indexing, not accuracy.
+    must sit where the reference has them; where the reference is exactly 0 (pure rounding noise
+    in f32) max |out| <= 1e-5 instead. N = 1 rows are degenerate (zero variance amplifies the
+    rounding of x - mean), so there rtol is 1e-2: N = 1 checks masking and indexing, not accuracy.
   * int8 q: equal to the reference (float64 x / s with s rounded to f32, as the .credit type of
     scale says) except near .5 ties: a mismatch is tolerated only where that x/s lies within
-    max(1e-6, 2^-22 |x/s|) of a tie (an f32 quotient is up to 0.5 ulp off with IEEE division,
-    2 ulp with div.full), and at most max(1, 1e-5 * numel) of those; any other mismatch fails.
+    max(1e-6, 2^-22 |x/s|) of a tie, and at most max(1, 1e-5 * numel) of those.
   * Triton outputs are written into NaN / -128 pre-filled buffers with one guard row after the
     last row: unwritten elements show up as NaN, writes past the end as a changed guard row.
 """
@@ -38,7 +36,7 @@ import workloads as W  # noqa: E402
 NS = (1, 31, 1000, 4096, 4099, 16384, 65536)
 MS = (1, 7, 64)
 COMPILE_SHAPES = ((64, 4096), (64, 65536))  # torch.compile is slow to compile: 2 shapes each
-LOOP_SHAPES = ((7, 1), (7, 31), (7, 4099), (7, 16384))
+CONFIG_M = 7  # every Triton config of the space is checked at this M
 RTOL = 1e-5
 ZERO_ATOL = 1e-5
 RTOL_N1 = 1e-2  # N = 1 rows are degenerate (zero variance): outputs are amplified rounding noise
@@ -108,16 +106,16 @@ def compare(wl, outs, ref, inputs):
     ok, worst, notes = True, 0.0, []
     if not isinstance(outs, (tuple, list)) or len(outs) != len(wl.outputs):
         return False, math.inf, [f"expected {len(wl.outputs)} outputs, got {type(outs).__name__}"]
-    for (oname, _, dtype), o, r in zip(wl.outputs, outs, ref):
-        if dtype == torch.int8:
+    for (oname, _, etype), o, r in zip(wl.outputs, outs, ref):
+        if etype == "i8":
             scale_ref = ref[[n for n, _, _ in wl.outputs].index("scale")]
             good, err, note = check_i8(o, r, inputs[0], scale_ref)
         else:
             good, err, note = check_f32(o, r, RTOL_N1 if inputs[0].shape[-1] == 1 else RTOL)
-        if not good or (note and dtype == torch.int8):
+        if not good or (note and etype == "i8"):
             notes.append(f"{oname}: {'FAIL ' if not good else ''}err={err:.3g} {note}".rstrip())
         ok = ok and good
-        worst = max(worst, err) if dtype != torch.int8 else worst
+        worst = max(worst, err) if etype != "i8" else worst
     return ok, worst, notes
 
 
@@ -126,15 +124,16 @@ def run_triton(wl, inputs, **kw):
     x = inputs[0]
     M, N = x.shape
     bufs, views = [], []
-    for _, kind, dtype in wl.outputs:
-        shape = (M + 1, N) if kind == "row" else (M + 1,)
+    for shape, dtype in wl.output_specs(M, N):
+        shape = (M + 1,) + tuple(shape[1:])
         b = torch.empty(shape, dtype=dtype, device=x.device)
         b.fill_(I8_FILL if dtype == torch.int8 else float("nan"))
         bufs.append(b)
         views.append(b[:M])
     wl.triton(*inputs, *views, **kw)
     sync(x.device)
-    for (oname, _, dtype), b in zip(wl.outputs, bufs):
+    for (oname, _, _), b in zip(wl.outputs, bufs):
+        dtype = b.dtype
         g = b[M]
         intact = bool((g == I8_FILL).all()) if dtype == torch.int8 else bool(torch.isnan(g).all())
         if not intact:
@@ -145,9 +144,9 @@ def run_triton(wl, inputs, **kw):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default=",".join(W.NAMES))
-    ap.add_argument("--full", action="store_true", help="torch.compile at every shape")
+    ap.add_argument("--full", action="store_true", help="torch.compile (both configurations) at every shape")
     ap.add_argument("--no-compile", action="store_true")
-    ap.add_argument("--compile-mode", default=None, help='e.g. "max-autotune-no-cudagraphs"')
+    ap.add_argument("--no-configs", action="store_true", help="skip the sweep over the Triton config space")
     ap.add_argument("--device", default="cuda")
     args = ap.parse_args()
 
@@ -168,13 +167,13 @@ def main():
     else:
         say("")
     tk = W._triton_module()
-    say("triton plan (path, BLOCK, num_warps): " +
-        "; ".join(f"N={n}: {tk.plan(n)}" for n in NS))
+    say("triton config space per N: " + "; ".join(f"N={n}: {len(tk.space(n))}" for n in NS))
 
-    impl_cols = ["eager", "triton", "tri-loop", "compiled"]
+    impl_cols = ["eager", "triton", "configs", "compiled"]
     say(f"{'workload':<19} {'M':>3} {'N':>6}  " + "  ".join(f"{c:>10}" for c in impl_cols) + "   (worst f32 rel-L2 err)")
     n_pass = n_fail = 0
     failures = []
+    modes = ["torch_compile_default"] + (["torch_compile_max_autotune"] if args.full else [])
     for name in names:
         wl = W.WORKLOADS[name]
         t_wl = time.time()
@@ -182,16 +181,20 @@ def main():
             for M in MS:
                 inputs = wl.make_inputs(M, N, seed=1000 * M + N, device=dev)
                 ref = wl.reference(*inputs)
-                impls = [("eager", lambda: wl.eager(*inputs)),
-                         ("triton", lambda: run_triton(wl, inputs))]
-                if (M, N) in LOOP_SHAPES:
-                    impls.append(("tri-loop", lambda: run_triton(wl, inputs, path="loop")))
+                impls = [("eager", "eager", lambda: wl.eager(*inputs)),
+                         ("triton", "triton", lambda: run_triton(wl, inputs))]
+                if M == CONFIG_M and not args.no_configs:
+                    for cfg in tk.space(N):
+                        tag = (f"{'one-pass' if cfg['ONE_PASS'] else 'looped'} BLOCK={cfg['BLOCK']} "
+                               f"w={cfg['num_warps']} s={cfg['num_stages']}")
+                        impls.append(("configs", tag, lambda cfg=cfg: run_triton(wl, inputs, config=cfg)))
                 if not args.no_compile and (args.full or (M, N) in COMPILE_SHAPES):
-                    fn = wl.compiled(mode=args.compile_mode)
-                    impls.append(("compiled", lambda: fn(*inputs)))
-                cells = {c: "" for c in impl_cols}
+                    for mode in modes:
+                        peer = wl.compiled(mode)
+                        impls.append(("compiled", mode, lambda peer=peer: peer.prepare(*inputs)))
+                cells = {c: [] for c in impl_cols}
                 lines = []
-                for label, fn_ in impls:
+                for col, label, fn_ in impls:
                     try:
                         outs = fn_()
                         sync(dev)
@@ -201,14 +204,21 @@ def main():
                         notes = [f"exception {type(e).__name__}: {e}"]
                         tb = traceback.format_exc().strip().splitlines()
                         notes += ["    " + ln for ln in tb[-6:]]
-                    cells[label] = f"{worst:.2e}" if ok else "FAIL"
+                    cells[col].append((ok, worst))
                     if ok:
                         n_pass += 1
                     else:
                         n_fail += 1
                         failures.append(f"{name} M={M} N={N} {label}")
                     lines += [f"    {label}: {n}" for n in notes]
-                say(f"{name:<19} {M:>3} {N:>6}  " + "  ".join(f"{cells[c]:>10}" for c in impl_cols))
+
+                def cell(c):
+                    if not cells[c]:
+                        return ""
+                    if not all(ok for ok, _ in cells[c]):
+                        return "FAIL"
+                    return f"{max(w for _, w in cells[c]):.2e}"
+                say(f"{name:<19} {M:>3} {N:>6}  " + "  ".join(f"{cell(c):>10}" for c in impl_cols))
                 for ln in lines:
                     say(ln)
         say(f"  [{name}: {time.time() - t_wl:.1f} s]")

@@ -1,13 +1,15 @@
-"""GPU timing helpers for the peer benchmarks.
+"""GPU timing of the benchmark: CUDA events, L2 flushed before every timed launch, median.
 
 bench(fn, *, l2_flush_bytes=256 << 20, warmup=5, reps=15)
     -> {"median_ms", "min_ms", "all"}: fn() is called warmup times, then reps times, each timed
-    with its own torch.cuda.Event pair; before every timed call a l2_flush_bytes buffer is
-    written (zero_) so that no input is left in L2 (H200 L2 = 50 MB).  The flush is outside the
-    event pair.  Pass l2_flush_bytes=0 to time with a warm L2.
-copy_ceiling(nbytes=1 << 30) -> GB/s of a device-to-device torch.Tensor.copy_ of nbytes,
-    counted as bytes read + bytes written (2 * nbytes), median of bench().
-gbps(nbytes, ms) -> GB/s.
+    with its own CUDA event pair on the current stream; before every timed call a l2_flush_bytes
+    buffer is written (zero_) so that no input is left in L2 (H200: 50 MB). The flush is outside
+    the event pair. l2_flush_bytes=0 times with a warm L2.
+bench_interleaved(fns, ...) -> one such dict per fn, the fns timed in turn within each repetition
+    (fn0, fn1, ..., fn0, fn1, ...), so that a drift of the clock or the memory affects all alike.
+copy_ms(traffic_bytes) -> median ms of a device-to-device copy that reads and writes
+    traffic_bytes in total (traffic_bytes / 2 copied), timed as bench() times a kernel.
+copy_GBps(nbytes=1 << 30) -> GB/s (bytes read + written) of a copy of nbytes.
 """
 
 import statistics
@@ -26,39 +28,51 @@ def _flush_buffer(nbytes, device):
     return buf
 
 
-def bench(fn, *, l2_flush_bytes=256 << 20, warmup=5, reps=15, device="cuda"):
+def bench_interleaved(fns, *, l2_flush_bytes=256 << 20, warmup=5, reps=15, device="cuda"):
     if reps < 1:
         raise ValueError("reps must be >= 1")
     flush = _flush_buffer(l2_flush_bytes, device) if l2_flush_bytes else None
     for _ in range(warmup):
-        fn()
+        for fn in fns:
+            fn()
     torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    events = [[(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+               for _ in range(reps)] for _ in fns]
     for i in range(reps):
-        if flush is not None:
-            flush.zero_()
-        starts[i].record()
-        fn()
-        ends[i].record()
+        for fn, ev in zip(fns, events):
+            if flush is not None:
+                flush.zero_()
+            ev[i][0].record()
+            fn()
+            ev[i][1].record()
     torch.cuda.synchronize()
-    times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-    return {"median_ms": statistics.median(times), "min_ms": min(times), "all": times}
+    out = []
+    for ev in events:
+        times = [s.elapsed_time(e) for s, e in ev]
+        out.append({"median_ms": statistics.median(times), "min_ms": min(times), "all": times})
+    return out
+
+
+def bench(fn, **kwargs):
+    return bench_interleaved([fn], **kwargs)[0]
 
 
 def gbps(nbytes, ms):
     return nbytes / (ms * 1e-3) / 1e9
 
 
-def copy_ceiling(nbytes=1 << 30, device="cuda", warmup=3, reps=15):
-    """Achievable copy bandwidth in GB/s (bytes read + written), median of reps."""
-    n = int(nbytes) // 4
-    src = torch.ones(n, dtype=torch.float32, device=device)
+def copy_ms(traffic_bytes, device="cuda", warmup=3, reps=15):
+    n = max(1, int(traffic_bytes) // 2)
+    src = torch.ones(n, dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
     t = bench(lambda: dst.copy_(src), warmup=warmup, reps=reps, device=device)
     del src, dst
-    return gbps(2 * n * 4, t["median_ms"])
+    return t["median_ms"]
+
+
+def copy_GBps(nbytes=1 << 30, device="cuda", warmup=3, reps=15):
+    return gbps(2 * int(nbytes), copy_ms(2 * int(nbytes), device, warmup, reps))
 
 
 if __name__ == "__main__":
-    print(f"copy ceiling: {copy_ceiling():.1f} GB/s (read + write, 1 GiB copy_)", flush=True)
+    print(f"copy: {copy_GBps():.1f} GB/s (read + write, 1 GiB copy_)", flush=True)

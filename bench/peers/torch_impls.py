@@ -1,27 +1,28 @@
-"""PyTorch peers for the six CREDIT workloads (dsl_examples/*.credit).
+"""PyTorch peers of the benchmark's workloads (dsl_examples/*.credit).
 
 Conventions (shared by every peer in bench/peers):
-  * row inputs      : float32 [M, N], contiguous
-  * broadcast inputs: float32 [N]      (LayerNorm's gamma, beta)
-  * per-row scalars : float32 [M]      (the upstream gradient g of wvar_bwd / pearson_bwd)
-  * outputs         : returned as a tuple in .credit declaration order; per-element outputs are
-                      [M, N] (float32, or int8 for quant_int8's q), per-row outputs are [M].
-  * params          : keyword arguments whose defaults are the .credit defaults.
+  * row inputs      : [M, N], contiguous, the benchmark's dtype
+  * broadcast inputs: [N]      (gamma, beta)
+  * per-row scalars : [M]      (the upstream gradient g of wvar_bwd / pearson_bwd)
+  * outputs         : a tuple in .credit declaration order; per-element outputs [M, N], per-row [M]
+  * params          : keyword arguments whose defaults are the .credit defaults
 
-Two functions per workload:
-  MATH[name]  - a literal transcription of the .credit stages.  Run on float64 inputs it is the
-                reference (`reference`).
-  EAGER[name] - the eager PyTorch peer: MATH, except where PyTorch has a fused op for the same math
-                (F.layer_norm for layernorm, torch.softmax for softmax_logits_bwd), which is both
-                the faster eager code and what a user would hand to torch.compile.
-`compiled(name)` wraps EAGER[name] (or MATH[name] with variant="math") in
-torch.compile(dynamic=False, fullgraph=True).
+Three functions per workload:
+  MATH[name]    a literal transcription of the .credit stages; on float64 inputs, the reference.
+  EAGER[name]   the eager peer: PyTorch's native fused kernel where one computes this math
+                (F.layer_norm, F.rms_norm, softmax, log_softmax, the log-softmax backward that
+                F.cross_entropy's gradient runs), else MATH.
+  COMPILE[name] what torch.compile is given: EAGER, except for cross_entropy_bwd, where a user
+                writes softmax(x) * sum(t) - t (Inductor decomposes the native ops anyway).
+`compiled(name, impl)` is the torch.compile'd peer of one of the two configurations in MODES.
 """
+import types
 
 import torch
 import torch.nn.functional as F
 
-NAMES = ("layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8")
+NAMES = ("layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8",
+         "softmax", "log_softmax", "rmsnorm", "cross_entropy_bwd")
 
 # .credit `param` defaults.
 PARAMS = {
@@ -31,21 +32,21 @@ PARAMS = {
     "softmax_logits_bwd": {},
     "lars": {"lr": 0.1, "mom": 0.9, "wd": 1e-4, "eta": 1e-3},
     "quant_int8": {},
+    "softmax": {},
+    "log_softmax": {},
+    "rmsnorm": {"eps": 1e-6},
+    "cross_entropy_bwd": {},
 }
 
 
 def round_half_away(v):
     """C roundf: nearest integer, ties away from zero (torch.round rounds ties to even).
-
-    v - trunc(v) is exact in binary floating point, so the tie test is exact.
-    """
+    v - trunc(v) is exact in binary floating point, so the tie test is exact."""
     t = torch.trunc(v)
     return t + torch.sign(v) * ((v - t).abs() >= 0.5).to(v.dtype)
 
 
-# ----------------------------------------------------------------------------------------------
-# Literal transcriptions of the .credit files (also the float64 reference).
-# ----------------------------------------------------------------------------------------------
+# ---- literal transcriptions of the .credit files (also the float64 reference) ----------------
 def layernorm_math(x, gamma, beta, eps=1e-5):
     n = x.shape[-1]
     mean = x.sum(-1, keepdim=True) / n
@@ -61,26 +62,20 @@ def wvar_bwd_math(x, w, g):
     d = x - mu
     v = (w * d * d).sum(-1, keepdim=True) / sw
     gg = g.unsqueeze(-1)
-    dx = gg * 2 * w * d / sw
-    dw = gg * (d * d - v) / sw
-    return dx, dw
+    return gg * 2 * w * d / sw, gg * (d * d - v) / sw
 
 
 def pearson_bwd_math(x, y, g):
     n = x.shape[-1]
-    mx = x.sum(-1, keepdim=True) / n
-    my = y.sum(-1, keepdim=True) / n
-    xc = x - mx
-    yc = y - my
+    xc = x - x.sum(-1, keepdim=True) / n
+    yc = y - y.sum(-1, keepdim=True) / n
     sxy = (xc * yc).sum(-1, keepdim=True)
     sxx = (xc * xc).sum(-1, keepdim=True)
     syy = (yc * yc).sum(-1, keepdim=True)
     den = torch.sqrt(sxx * syy)
     r = sxy / den
     gg = g.unsqueeze(-1)
-    gx = gg * (yc / den - r * xc / sxx)
-    gy = gg * (xc / den - r * yc / syy)
-    return gx, gy
+    return gg * (yc / den - r * xc / sxx), gg * (xc / den - r * yc / syy)
 
 
 def softmax_logits_bwd_math(x, dy):
@@ -88,8 +83,7 @@ def softmax_logits_bwd_math(x, dy):
     e = torch.exp(x - m)
     s = e.sum(-1, keepdim=True)
     d = (dy * e / s).sum(-1, keepdim=True)
-    p = e / s
-    return (p * (dy - d),)
+    return (e / s * (dy - d),)
 
 
 def lars_math(w, g, v, lr=0.1, mom=0.9, wd=1e-4, eta=1e-3):
@@ -107,48 +101,91 @@ def quant_int8_math(x):
     return q, s.squeeze(-1)
 
 
-# ----------------------------------------------------------------------------------------------
-# Eager peers (fused PyTorch ops where PyTorch has them for exactly this math).
-# ----------------------------------------------------------------------------------------------
+def softmax_math(x):
+    m = x.amax(-1, keepdim=True)
+    s = torch.exp(x - m).sum(-1, keepdim=True)
+    return (torch.exp(x - m) / s,)
+
+
+def log_softmax_math(x):
+    m = x.amax(-1, keepdim=True)
+    s = torch.exp(x - m).sum(-1, keepdim=True)
+    return (x - m - torch.log(s),)
+
+
+def rmsnorm_math(x, gamma, eps=1e-6):
+    ms = (x * x).sum(-1, keepdim=True) / x.shape[-1]
+    return (x * torch.rsqrt(ms + eps) * gamma,)
+
+
+def cross_entropy_bwd_math(x, t):
+    m = x.amax(-1, keepdim=True)
+    s = torch.exp(x - m).sum(-1, keepdim=True)
+    st = t.sum(-1, keepdim=True)
+    return (torch.exp(x - m) / s * st - t,)
+
+
+# ---- eager peers: native fused kernels where PyTorch has them -------------------------------
 def layernorm_eager(x, gamma, beta, eps=1e-5):
     # Biased variance, eps inside the square root: the .credit math exactly.
     return (F.layer_norm(x, (x.shape[-1],), gamma, beta, eps),)
 
 
 def softmax_logits_bwd_eager(x, dy):
-    # p = exp(x - m) / s;  d = sum(dy * p);  dx = p * (dy - d)
     p = torch.softmax(x, dim=-1)
     return (p * (dy - (dy * p).sum(-1, keepdim=True)),)
 
 
+def softmax_eager(x):
+    return (torch.softmax(x, dim=-1),)
+
+
+def log_softmax_eager(x):
+    return (torch.log_softmax(x, dim=-1),)
+
+
+def rmsnorm_eager(x, gamma, eps=1e-6):
+    if hasattr(F, "rms_norm"):
+        return (F.rms_norm(x, (x.shape[-1],), gamma, eps),)
+    return rmsnorm_math(x, gamma, eps)
+
+
+def cross_entropy_bwd_eager(x, t):
+    # The kernels F.cross_entropy(x, t, reduction="sum")'s gradient runs for soft targets:
+    # log_softmax, then the fused log-softmax backward with grad -t: -t + softmax(x) * sum(t).
+    lsm = torch.log_softmax(x, dim=-1)
+    return (torch._log_softmax_backward_data(-t, lsm, -1, x.dtype),)
+
+
+def cross_entropy_bwd_user(x, t):
+    return (torch.softmax(x, dim=-1) * t.sum(-1, keepdim=True) - t,)
+
+
 MATH = {
-    "layernorm": layernorm_math,
-    "wvar_bwd": wvar_bwd_math,
-    "pearson_bwd": pearson_bwd_math,
-    "softmax_logits_bwd": softmax_logits_bwd_math,
-    "lars": lars_math,
-    "quant_int8": quant_int8_math,
+    "layernorm": layernorm_math, "wvar_bwd": wvar_bwd_math, "pearson_bwd": pearson_bwd_math,
+    "softmax_logits_bwd": softmax_logits_bwd_math, "lars": lars_math, "quant_int8": quant_int8_math,
+    "softmax": softmax_math, "log_softmax": log_softmax_math, "rmsnorm": rmsnorm_math,
+    "cross_entropy_bwd": cross_entropy_bwd_math,
 }
 
-EAGER = {
-    "layernorm": layernorm_eager,
-    "wvar_bwd": wvar_bwd_math,
-    "pearson_bwd": pearson_bwd_math,
-    "softmax_logits_bwd": softmax_logits_bwd_eager,
-    "lars": lars_math,
-    "quant_int8": quant_int8_math,
+EAGER = dict(MATH, layernorm=layernorm_eager, softmax_logits_bwd=softmax_logits_bwd_eager,
+             softmax=softmax_eager, log_softmax=log_softmax_eager, rmsnorm=rmsnorm_eager,
+             cross_entropy_bwd=cross_entropy_bwd_eager)
+
+# What a record's "op" field says the eager peer ran.
+EAGER_OPS = {
+    "layernorm": "F.layer_norm", "softmax_logits_bwd": "torch.softmax + elementwise",
+    "softmax": "torch.softmax", "log_softmax": "torch.log_softmax",
+    "rmsnorm": "F.rms_norm" if hasattr(F, "rms_norm") else "elementwise (no F.rms_norm)",
+    "cross_entropy_bwd": "torch.log_softmax + torch._log_softmax_backward_data (F.cross_entropy's gradient)",
 }
 
-
-def eager(name):
-    return EAGER[name]
+COMPILE = dict(EAGER, cross_entropy_bwd=cross_entropy_bwd_user)
 
 
 def _quant_int8_reference(x):
-    # x is float64.  The scale is an f32 output in the .credit types, so the reference rounds s to
+    # x is float64. The scale is an f32 output in the .credit types, so the reference rounds s to
     # f32 (as every f32 implementation does) and then divides in float64: q_ref = round(x / s32).
-    # An f32 implementation then differs only where its f32 quotient x/s32 (<= 0.5 ulp off for
-    # IEEE division) straddles a .5 tie.
     amax = x.abs().amax(-1, keepdim=True)
     s = (torch.clamp_min(amax, 1e-12) / 127).float().double()
     q = round_half_away(x / s).clamp(-127.0, 127.0).to(torch.int8)
@@ -157,22 +194,27 @@ def _quant_int8_reference(x):
 
 def reference(name, *inputs, **params):
     """float64 reference: the literal .credit math on .double() copies of the inputs.
-
-    Float outputs come back as float64.  quant_int8: q as int8, scale as float64 holding the
-    f32-rounded scale (see _quant_int8_reference).
-    """
+    Float outputs come back as float64; quant_int8: q as int8, scale holding the f32-rounded scale."""
     inputs = [t.double() for t in inputs]
     if name == "quant_int8":
         return _quant_int8_reference(*inputs)
     return MATH[name](*inputs, **params)
 
 
+# ---- torch.compile ---------------------------------------------------------------------------
+# The two configurations measured; the strongest peer takes the faster (both are recorded).
+MODES = {
+    "torch_compile_default": {"mode": None, "coordinate_descent_tuning": False},
+    "torch_compile_max_autotune": {"mode": "max-autotune-no-cudagraphs", "coordinate_descent_tuning": True},
+}
+
+
 def _raise_recompile_limits(limit=1024):
-    # dynamic=False gives one graph per shape.  Dynamo's per-code-object cache limit (8 by
-    # default) would otherwise make later shapes silently fall back to eager.
+    # dynamic=False gives one graph per shape. Dynamo's per-code-object cache limit (8 by default)
+    # would otherwise make later shapes silently fall back to eager.
     cfg = torch._dynamo.config
-    for attr in ("recompile_limit", "cache_size_limit",
-                 "accumulated_recompile_limit", "accumulated_cache_size_limit"):
+    for attr in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
+                 "accumulated_cache_size_limit"):
         if hasattr(cfg, attr):
             try:
                 setattr(cfg, attr, max(int(getattr(cfg, attr)), limit))
@@ -180,22 +222,41 @@ def _raise_recompile_limits(limit=1024):
                 pass
 
 
+def _own_code(fn, tag):
+    """A copy of fn with its own code object: Dynamo caches compiled graphs per code object, so
+    two torch.compile configurations of one function must not share it."""
+    code = fn.__code__.replace(co_name=f"{fn.__name__}_{tag}")
+    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
+
+
+class CompiledPeer:
+    """torch.compile(COMPILE[name], dynamic=False, fullgraph=True) in one of MODES.
+
+    prepare(*inputs) makes the first call for a shape (compilation and any autotuning happen
+    there, under the mode's Inductor options) and returns its outputs; later calls are plain."""
+
+    def __init__(self, name, impl):
+        spec = MODES[impl]
+        _raise_recompile_limits()
+        kwargs = {"dynamic": False, "fullgraph": True}
+        if spec["mode"]:
+            kwargs["mode"] = spec["mode"]
+        self.name, self.impl, self.spec = name, impl, spec
+        self.fn = torch.compile(_own_code(COMPILE[name], impl), **kwargs)
+
+    def prepare(self, *inputs):
+        with torch._inductor.config.patch(coordinate_descent_tuning=self.spec["coordinate_descent_tuning"]):
+            return self.fn(*inputs)
+
+    def __call__(self, *inputs):
+        return self.fn(*inputs)
+
+
 _COMPILED = {}
 
 
-def compiled(name, mode=None, variant="eager"):
-    """torch.compile(EAGER[name] (or MATH[name] when variant="math"), dynamic=False,
-    fullgraph=True).  mode=None is Inductor's default mode; "max-autotune-no-cudagraphs" is the
-    other mode meant here.  One wrapper per (name, mode, variant); each new input shape compiles
-    once on first call (compile time is outside any timed region: warm up first)."""
-    key = (name, mode, variant)
-    fn = _COMPILED.get(key)
-    if fn is None:
-        _raise_recompile_limits()
-        base = EAGER[name] if variant == "eager" else MATH[name]
-        kwargs = {"dynamic": False, "fullgraph": True}
-        if mode is not None:
-            kwargs["mode"] = mode
-        fn = torch.compile(base, **kwargs)
-        _COMPILED[key] = fn
-    return fn
+def compiled(name, impl="torch_compile_default"):
+    key = (name, impl)
+    if key not in _COMPILED:
+        _COMPILED[key] = CompiledPeer(name, impl)
+    return _COMPILED[key]

@@ -2,6 +2,8 @@
 // POSIX file I/O only; no GPU, no libcuda.
 #include "credit/runtime/KernelCache.h"
 
+#include "credit/runtime/Library.h"
+
 #include <nvrtc.h>
 
 #include <dlfcn.h>
@@ -325,6 +327,7 @@ std::string kernelCacheKey(const std::string& source, const std::string& name,
   hashField(h, "source", source);
   for (const std::string& f : nvrtcFlags(options)) hashField(h, "flag", f);
   for (const std::string& e : options.nameExpressions) hashField(h, "name-expression", e);
+  if (options.libraryHeaders) hashField(h, "library", libraryDigest());
   return h.finishHex();
 }
 

@@ -1,6 +1,8 @@
 // NVRTC compile path. Needs libnvrtc only: no GPU, no libcuda.
 #include "credit/runtime/Nvrtc.h"
 
+#include "credit/runtime/Library.h"
+
 #include <nvrtc.h>
 
 #include <cstdlib>
@@ -165,8 +167,20 @@ NvrtcResult compileToCubin(const std::string& source, const std::string& name,
   result.flags = nvrtcFlags(options);
   const std::vector<std::string>& flags = result.flags;
 
+  // The device library's headers, by the names a source #includes them.
+  std::vector<const char*> headers, includeNames;
+  if (options.libraryHeaders) {
+    std::size_t n = 0;
+    const EmbeddedHeader* h = deviceLibraryHeaders(&n);
+    for (std::size_t i = 0; i < n; ++i) {
+      headers.push_back(h[i].text);
+      includeNames.push_back(h[i].name);
+    }
+  }
   nvrtcProgram prog = nullptr;
-  nvrtcResult rc = nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  nvrtcResult rc = nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), static_cast<int>(headers.size()),
+                                      headers.empty() ? nullptr : headers.data(),
+                                      includeNames.empty() ? nullptr : includeNames.data());
   if (rc != NVRTC_SUCCESS) {
     result.log = std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(rc);
     return result;

@@ -31,7 +31,7 @@
 // 4 a measurement failed (CUDA error, CTAs sharing an SM).
 #include "CalibrateSupport.h"
 
-#include "credit/device/credit_device.cuh"
+#include "credit/device/ptx.cuh"
 #include "credit/runtime/Baseline.h"
 #include "credit/runtime/Layout.h"
 #include "credit/runtime/Runtime.h"
@@ -139,7 +139,7 @@ __device__ __forceinline__ void recordCta(CtaRecord* rec, unsigned long long cyc
   r.bytes = bytes;
   r.sink = sink;
   r.smid = smidReg();
-  r.rank = credit_cluster_ctarank();
+  r.rank = credit::device::ptx::cluster_ctarank();
 }
 
 // (a) Dependent loads. Cluster of 2. The owner (remote: rank 1, local: rank 0)
@@ -147,17 +147,17 @@ __device__ __forceinline__ void recordCta(CtaRecord* rec, unsigned long long cyc
 // holding the address of the next (shared::cta addresses for the local chase,
 // shared::cluster addresses for the remote one); thread 0 of rank 0 follows it.
 __global__ void chaseKernel(CtaRecord* rec, int steps, int remote, int chainLen, int stride) {
-  unsigned* chain = reinterpret_cast<unsigned*>(credit_dynamic_smem());
-  const unsigned rank = credit_cluster_ctarank();
+  unsigned* chain = reinterpret_cast<unsigned*>(credit::device::ptx::dynamic_smem());
+  const unsigned rank = credit::device::ptx::cluster_ctarank();
   for (int i = threadIdx.x; i < chainLen; i += blockDim.x) {
-    const unsigned next = credit_smem_addr(chain + (i + stride) % chainLen);
-    chain[i] = remote ? credit_mapa_shared(next, rank) : next;
+    const unsigned next = credit::device::ptx::smem_addr(chain + (i + stride) % chainLen);
+    chain[i] = remote ? credit::device::ptx::mapa(next, rank) : next;
   }
   __syncthreads();
-  credit_cluster_sync();
+  credit::device::ptx::cluster_sync();
   unsigned long long cycles = 0, sink = 0;
   if (rank == 0 && threadIdx.x == 0) {
-    unsigned p = remote ? credit_mapa_shared(credit_smem_addr(chain), 1) : credit_smem_addr(chain);
+    unsigned p = remote ? credit::device::ptx::mapa(credit::device::ptx::smem_addr(chain), 1) : credit::device::ptx::smem_addr(chain);
     for (int s = 0; s < 64; ++s) p = remote ? ldCluster32(p) : ldLocal32(p);  // warm-up
     const long long c0 = clock64();
     if (remote) {
@@ -173,7 +173,7 @@ __global__ void chaseKernel(CtaRecord* rec, int steps, int remote, int chainLen,
   }
   if (threadIdx.x == 0) recordCta(rec, cycles, 0, 0, sink);
   __syncthreads();
-  credit_cluster_sync();  // the owner stays resident until the chase is done
+  credit::device::ptx::cluster_sync();  // the owner stays resident until the chase is done
 }
 
 // (b) Throughput of independent accesses. OP:
@@ -195,32 +195,32 @@ __device__ __forceinline__ unsigned peerOf(unsigned rank, unsigned warp, unsigne
 
 template <int OP>
 __global__ void throughputKernel(CtaRecord* rec, int iters) {
-  unsigned char* smem = credit_dynamic_smem();
+  unsigned char* smem = credit::device::ptx::dynamic_smem();
   uint64_t* bar = reinterpret_cast<uint64_t*>(smem);
-  const unsigned rank = credit_cluster_ctarank();
-  const unsigned P = credit_cluster_nctarank();
+  const unsigned rank = credit::device::ptx::cluster_ctarank();
+  const unsigned P = credit::device::ptx::cluster_nctarank();
   const unsigned t = threadIdx.x, T = blockDim.x, warp = t / 32;
   const unsigned width = (OP == kRemoteStore || OP == kRemoteStoreAsync) ? 4u : 16u;
-  const unsigned base = credit_smem_addr(smem + kDataOffset);
+  const unsigned base = credit::device::ptx::smem_addr(smem + kDataOffset);
   const unsigned peer = peerOf(rank, warp, P);
   unsigned addr[kUnroll];
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
     const unsigned local = base + width * (t + u * T);
-    addr[u] = (OP >= kRemoteLoad) ? credit_mapa_shared(local, peer) : local;
+    addr[u] = (OP >= kRemoteLoad) ? credit::device::ptx::mapa(local, peer) : local;
   }
   unsigned remoteBar = 0;
   if constexpr (OP == kRemoteStoreAsync) {
-    remoteBar = credit_mapa_shared(credit_smem_addr(bar), peer);
+    remoteBar = credit::device::ptx::mapa(credit::device::ptx::smem_addr(bar), peer);
     if (t == 0) {
-      credit_mbar_init(credit_smem_addr(bar), 1);
-      credit_fence_mbarrier_init_cluster();
+      credit::device::ptx::mbar_init(credit::device::ptx::smem_addr(bar), 1);
+      credit::device::ptx::fence_mbarrier_init_cluster();
     }
   }
   // Zero the data region (loads read defined values).
   for (unsigned i = t; i < kUnroll * T * 4; i += T) reinterpret_cast<unsigned*>(smem + kDataOffset)[i] = i;
   __syncthreads();
-  credit_cluster_sync();  // every CTA started (rule 0), mbarrier inits visible
+  credit::device::ptx::cluster_sync();  // every CTA started (rule 0), mbarrier inits visible
   if constexpr (OP == kRemoteStoreAsync) {
     if (t == 0) {
       // Bytes every peer will push into this CTA (same mapping as peerOf).
@@ -229,10 +229,10 @@ __global__ void throughputKernel(CtaRecord* rec, int iters) {
       for (unsigned c = 0; c < P; ++c)
         for (unsigned w = 0; w < warps; ++w)
           if (c != rank && peerOf(c, w, P) == rank) incoming += 32ull * kUnroll * 4ull * iters;
-      credit_mbar_arrive_expect_tx(credit_smem_addr(bar), static_cast<unsigned>(incoming));
+      credit::device::ptx::mbar_arrive_expect_tx(credit::device::ptx::smem_addr(bar), static_cast<unsigned>(incoming));
     }
     __syncthreads();
-    credit_cluster_sync();  // every expect_tx before any complete_tx
+    credit::device::ptx::cluster_sync();  // every expect_tx before any complete_tx
   }
   unsigned acc = 0;
   __syncthreads();
@@ -257,30 +257,30 @@ __global__ void throughputKernel(CtaRecord* rec, int iters) {
     } else {
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        credit_st_async_f32(addr[u], __uint_as_float(it + u), remoteBar);
+        credit::device::ptx::st_async_f32(addr[u], __uint_as_float(it + u), remoteBar);
     }
   }
   __syncthreads();
   long long c1 = 0;
   if (t == 0) c1 = clock64();
-  if constexpr (OP == kRemoteStoreAsync) credit_mbar_wait(credit_smem_addr(bar), 0);
-  if constexpr (OP == kRemoteStore) credit_cluster_sync();
+  if constexpr (OP == kRemoteStoreAsync) credit::device::ptx::mbar_wait(credit::device::ptx::smem_addr(bar), 0);
+  if constexpr (OP == kRemoteStore) credit::device::ptx::cluster_sync();
   __syncthreads();
   if (t == 0) {
     const long long c2 = clock64();
     recordCta(rec, static_cast<unsigned long long>(c1 - c0), static_cast<unsigned long long>(c2 - c0),
               static_cast<unsigned long long>(T) * iters * kUnroll * width, acc);
   }
-  credit_cluster_sync();  // no CTA exits while a peer may still read/write its SMEM
+  credit::device::ptx::cluster_sync();  // no CTA exits while a peer may still read/write its SMEM
 }
 
 // (c) Cluster barrier latency: every thread of every CTA runs `iters`
-// credit_cluster_sync(); thread 0 times them.
+// credit::device::ptx::cluster_sync(); thread 0 times them.
 __global__ void barrierKernel(CtaRecord* rec, int iters) {
-  credit_cluster_sync();
+  credit::device::ptx::cluster_sync();
   long long c0 = 0;
   if (threadIdx.x == 0) c0 = clock64();
-  for (int i = 0; i < iters; ++i) credit_cluster_sync();
+  for (int i = 0; i < iters; ++i) credit::device::ptx::cluster_sync();
   if (threadIdx.x == 0) recordCta(rec, static_cast<unsigned long long>(clock64() - c0), 0, 0, 0);
 }
 
@@ -290,43 +290,43 @@ __global__ void barrierKernel(CtaRecord* rec, int iters) {
 // waits. Each side arms its own mbarrier for the phase with
 // arrive.expect_tx(4) first. Cycles per round trip, measured by rank 0.
 __global__ void mbarrierPingPongKernel(CtaRecord* rec, int iters) {
-  unsigned char* smem = credit_dynamic_smem();
+  unsigned char* smem = credit::device::ptx::dynamic_smem();
   uint64_t* bar = reinterpret_cast<uint64_t*>(smem);
   float* slot = reinterpret_cast<float*>(smem + 16);
-  const unsigned rank = credit_cluster_ctarank();
+  const unsigned rank = credit::device::ptx::cluster_ctarank();
   if (threadIdx.x == 0) {
-    credit_mbar_init(credit_smem_addr(bar), 1);
-    credit_fence_mbarrier_init_cluster();
+    credit::device::ptx::mbar_init(credit::device::ptx::smem_addr(bar), 1);
+    credit::device::ptx::fence_mbarrier_init_cluster();
     *slot = 0.0f;
   }
   __syncthreads();
-  credit_cluster_sync();
+  credit::device::ptx::cluster_sync();
   unsigned long long cycles = 0;
   float v = 1.0f;
   if (threadIdx.x == 0) {
     const unsigned peer = rank ^ 1u;
-    const unsigned mine = credit_smem_addr(bar);
-    const unsigned rslot = credit_mapa_shared(credit_smem_addr(slot), peer);
-    const unsigned rbar = credit_mapa_shared(mine, peer);
+    const unsigned mine = credit::device::ptx::smem_addr(bar);
+    const unsigned rslot = credit::device::ptx::mapa(credit::device::ptx::smem_addr(slot), peer);
+    const unsigned rbar = credit::device::ptx::mapa(mine, peer);
     const long long c0 = clock64();
     for (int k = 0; k < iters; ++k) {
       const unsigned parity = static_cast<unsigned>(k & 1);
-      credit_mbar_arrive_expect_tx(mine, 4);
+      credit::device::ptx::mbar_arrive_expect_tx(mine, 4);
       if (rank == 0) {
-        credit_st_async_f32(rslot, v, rbar);
-        credit_mbar_wait(mine, parity);
+        credit::device::ptx::st_async_f32(rslot, v, rbar);
+        credit::device::ptx::mbar_wait(mine, parity);
         v = *reinterpret_cast<volatile float*>(slot) + 1.0f;
       } else {
-        credit_mbar_wait(mine, parity);
+        credit::device::ptx::mbar_wait(mine, parity);
         v = *reinterpret_cast<volatile float*>(slot) + 1.0f;
-        credit_st_async_f32(rslot, v, rbar);
+        credit::device::ptx::st_async_f32(rslot, v, rbar);
       }
     }
     cycles = static_cast<unsigned long long>(clock64() - c0);
   }
   if (threadIdx.x == 0) recordCta(rec, cycles, 0, 0, __float_as_uint(v));
   __syncthreads();
-  credit_cluster_sync();
+  credit::device::ptx::cluster_sync();
 }
 
 }  // namespace

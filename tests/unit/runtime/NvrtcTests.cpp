@@ -1,10 +1,12 @@
-// NVRTC: the embedded runtime headers + device prelude compile (with every
-// primitive used) for sm_90, sm_100 and sm_120, without a GPU.
+// NVRTC: the device library compiles from the headers embedded in the runtime
+// (with every exchange primitive used) for sm_90, sm_100 and sm_120, without a GPU.
 #include "credit/runtime/EmbeddedSources.h"
+#include "credit/runtime/Library.h"
 #include "credit/runtime/Nvrtc.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,196 +18,181 @@ using namespace credit;
 
 namespace {
 
-// Hand-written stand-in for generated code: a one-stage all-gather of three
-// statistics (sum, max, min) over the row slices of a cluster, once with the
-// Sync protocol (rule-0 arrive/wait, push_sync + 2 cluster syncs) and once
-// with the Mbarrier protocol (init, fence, 1 split setup cluster barrier,
-// arrive_expect_tx, push_async, wait). Compiles standalone with nvcc too (the #includes are skipped when the
-// embedded texts precede it).
+// A hand-written stand-in for a row kernel: a one-stage all-gather of three
+// statistics (sum, max, min) over the row slices of a cluster, once with the sync
+// protocol and once with the mbarrier protocol, from the device library's
+// primitives. Its #includes resolve to the headers NVRTC gets from the runtime
+// (no include path), or to runtime/include for nvcc.
 const char* const kTestKernels = R"cu(
-#ifndef CREDIT_LAYOUT_H
+#include "credit/device/exchange.cuh"
+#include "credit/device/memory.cuh"
+#include "credit/device/ptx.cuh"
+#include "credit/device/reduce.cuh"
 #include "credit/runtime/Layout.h"
-#endif
-#ifndef CREDIT_LAUNCH_CHECK_H
 #include "credit/runtime/LaunchCheck.h"
-#endif
-#ifndef CREDIT_DEVICE_CUH
-#include "credit/device/credit_device.cuh"
-#endif
 
-// Layout.h / LaunchCheck.h are constexpr on the device side as well.
-static_assert(credit::pickPad(56, 2) == 16, "seed 002 rule");
+// The layout and launch rules are constexpr on the device side as well.
+static_assert(credit::pickPad(56, 2) == 16, "bank-conflict pad");
 static_assert(credit::sliceElems(65536, 8) == 8192, "slice");
 static_assert(credit::isValidClusterSize(16), "cluster sizes");
 
 namespace {
+using namespace credit::device;
 constexpr int kThreads = 256;
 constexpr int kQ = 3;  // sum, max, min
 constexpr credit::WorkloadGeometry kGeom{4, 1, kQ, kQ, kThreads};
-}
-
-// Thread -> warp -> CTA reduction of the three statistics into cta_part[0..3).
-// Ends with __syncthreads(): cta_part is complete for the push.
-static __device__ __forceinline__ void test_cta_reduce(float s, float mx, float mn,
-                                                       float* warp_part, float* cta_part) {
-  s = credit_warp_reduce<CREDIT_SUM>(s);
-  mx = credit_warp_reduce<CREDIT_MAX>(mx);
-  mn = credit_warp_reduce<CREDIT_MIN>(mn);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) {
-    warp_part[warp * kQ + 0] = s;
-    warp_part[warp * kQ + 1] = mx;
-    warp_part[warp * kQ + 2] = mn;
-  }
-  __syncthreads();
-  if (warp == 0) {
-    const int nw = blockDim.x >> 5;
-    float a = lane < nw ? warp_part[lane * kQ + 0] : credit_identity<CREDIT_SUM>();
-    float b = lane < nw ? warp_part[lane * kQ + 1] : credit_identity<CREDIT_MAX>();
-    float c = lane < nw ? warp_part[lane * kQ + 2] : credit_identity<CREDIT_MIN>();
-    a = credit_warp_reduce<CREDIT_SUM>(a);
-    b = credit_warp_reduce<CREDIT_MAX>(b);
-    c = credit_warp_reduce<CREDIT_MIN>(c);
-    if (lane == 0) {
-      cta_part[0] = a;
-      cta_part[1] = b;
-      cta_part[2] = c;
-    }
-  }
-  __syncthreads();
-}
 
 template <int VEC>
-static __device__ __forceinline__ void test_load_slice(const float* __restrict__ xr, float* keep,
-                                                       long long begin, long long end,
-                                                       float& s, float& mx, float& mn) {
-  s = credit_identity<CREDIT_SUM>();
-  mx = credit_identity<CREDIT_MAX>();
-  mn = credit_identity<CREDIT_MIN>();
-  if (VEC == 4) {
-    for (long long i = begin + 4 * threadIdx.x; i < end; i += 4 * blockDim.x) {
-      const float4 v = *reinterpret_cast<const float4*>(xr + i);  // end - begin is a multiple of 4
-      *reinterpret_cast<float4*>(keep + (i - begin)) = v;
-      s += (v.x + v.y) + (v.z + v.w);
-      mx = credit_combine<CREDIT_MAX>(mx, fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)));
-      mn = credit_combine<CREDIT_MIN>(mn, fminf(fminf(v.x, v.y), fminf(v.z, v.w)));
-    }
-  } else {
-    for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) {
-      const float v = xr[i];
-      keep[i - begin] = v;
-      s = credit_combine<CREDIT_SUM>(s, v);
-      mx = credit_combine<CREDIT_MAX>(mx, v);
-      mn = credit_combine<CREDIT_MIN>(mn, v);
+__device__ __forceinline__ void test_load_slice(const float* __restrict__ xr, float* keep, long long begin,
+                                                long long end, float (&acc)[kQ]) {
+  acc[0] = identity<Reduce::Sum>();
+  acc[1] = identity<Reduce::Max>();
+  acc[2] = identity<Reduce::Min>();
+  for (long long i = begin + VEC * threadIdx.x; i < end; i += VEC * blockDim.x) {
+    float v[VEC];
+    ld_global<VEC>(v, xr + i);  // end - begin is a multiple of VEC
+    st_smem<VEC>(keep + (i - begin), v);
+    for (int e = 0; e < VEC; ++e) {
+      acc[0] = combine<Reduce::Sum>(acc[0], v[e]);
+      acc[1] = combine<Reduce::Max>(acc[1], v[e]);
+      acc[2] = combine<Reduce::Min>(acc[2], v[e]);
     }
   }
 }
+}  // namespace
 
-// y = (x - mean) / (max - min), one row per cluster, Sync protocol.
+// y = (x - mean) / (max - min), one row per cluster, sync protocol.
 template <int VEC>
-__global__ void __launch_bounds__(kThreads)
-credit_test_exchange_sync(const float* __restrict__ x, float* __restrict__ y, int N) {
-  credit_cluster_arrive_relaxed();  // rule 0, split: overlaps the load below
-  unsigned char* credit_smem = credit_dynamic_smem();
-  const int P = static_cast<int>(credit_cluster_nctarank());
-  const int rank = static_cast<int>(credit_cluster_ctarank());
+__global__ void __launch_bounds__(kThreads) credit_test_exchange_sync(const float* __restrict__ x,
+                                                                      float* __restrict__ y, int N) {
+  ptx::cluster_arrive_relaxed();  // rule 0, split: overlaps the load below
+  unsigned char* smem = ptx::dynamic_smem();
+  const int P = static_cast<int>(ptx::cluster_nctarank());
+  const int rank = static_cast<int>(ptx::cluster_ctarank());
   const long long row = blockIdx.x / P;
   const credit::SmemLayout L = credit::smemLayout(kGeom, N, P, credit::Protocol::Sync);
-  float* warp_part = reinterpret_cast<float*>(credit_smem + L.warpPartialsOffset);
-  float* cta_part = reinterpret_cast<float*>(credit_smem + L.ctaPartialOffset);
-  float* slots = reinterpret_cast<float*>(credit_smem + L.slotsOffset);
-  float* keep = reinterpret_cast<float*>(credit_smem + L.keepOffset);
+  float* warp_part = reinterpret_cast<float*>(smem + L.warpPartialsOffset);
+  float* cta_part = reinterpret_cast<float*>(smem + L.ctaPartialOffset);
+  float* slots = reinterpret_cast<float*>(smem + L.slotsOffset);
+  float* keep = reinterpret_cast<float*>(smem + L.keepOffset);
   const long long slice = credit::sliceElems(N, P);
   const long long begin = rank * slice;
   const long long end = begin + slice < N ? begin + slice : N;
-  const float* xr = x + row * N;
-
-  float s, mx, mn;
-  test_load_slice<VEC>(xr, keep, begin, end, s, mx, mn);
-  test_cta_reduce(s, mx, mn, warp_part, cta_part);
-
-  credit_cluster_wait();  // rule 0: every CTA of the cluster has started
-  credit_push_sync<kQ>(cta_part, slots, P);
-  credit_cluster_sync();  // rule 1: every CTA's pushes visible before anyone combines
-  const float mean = credit_combine_slots<CREDIT_SUM>(slots, 0, kQ, P) / static_cast<float>(N);
-  const float hi = credit_combine_slots<CREDIT_MAX>(slots, 1, kQ, P);
-  const float lo = credit_combine_slots<CREDIT_MIN>(slots, 2, kQ, P);
-  credit_cluster_sync();  // rule 2: slots read by all before reuse / exit
-
+  float acc[kQ];
+  test_load_slice<VEC>(x + row * N, keep, begin, end, acc);
+  BlockReduce<kThreads / 32, kQ, Reduce::Sum, Reduce::Max, Reduce::Min>::run(acc, warp_part, cta_part,
+                                                                             threadIdx.x / 32, threadIdx.x % 32);
+  ptx::cluster_wait();  // rule 0: every CTA of the cluster has started
+  push_sync<kQ>(cta_part, slots, P);
+  ptx::cluster_sync();  // every CTA's pushes visible before anyone combines
+  const float mean = combine_slots<Reduce::Sum>(slots, 0, kQ, P) / static_cast<float>(N);
+  const float hi = combine_slots<Reduce::Max>(slots, 1, kQ, P);
+  const float lo = combine_slots<Reduce::Min>(slots, 2, kQ, P);
+  ptx::cluster_sync();  // slots read by all before reuse or exit
   const float inv = 1.0f / (hi - lo);
-  for (long long i = begin + threadIdx.x; i < end; i += blockDim.x)
-    y[row * N + i] = (keep[i - begin] - mean) * inv;
+  for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) y[row * N + i] = (keep[i - begin] - mean) * inv;
 }
 
-// Same computation, Mbarrier protocol.
-extern "C" __global__ void __launch_bounds__(kThreads)
-credit_test_exchange_mbarrier(const float* __restrict__ x, float* __restrict__ y, int N) {
-  unsigned char* credit_smem = credit_dynamic_smem();
-  const int P = static_cast<int>(credit_cluster_nctarank());
-  const int rank = static_cast<int>(credit_cluster_ctarank());
+// The same computation, mbarrier protocol.
+extern "C" __global__ void __launch_bounds__(kThreads) credit_test_exchange_mbarrier(const float* __restrict__ x,
+                                                                                     float* __restrict__ y, int N) {
+  unsigned char* smem = ptx::dynamic_smem();
+  const int P = static_cast<int>(ptx::cluster_nctarank());
+  const int rank = static_cast<int>(ptx::cluster_ctarank());
   const long long row = blockIdx.x / P;
   const credit::SmemLayout L = credit::smemLayout(kGeom, N, P, credit::Protocol::Mbarrier);
-  float* warp_part = reinterpret_cast<float*>(credit_smem + L.warpPartialsOffset);
-  float* cta_part = reinterpret_cast<float*>(credit_smem + L.ctaPartialOffset);
-  float* slots = reinterpret_cast<float*>(credit_smem + L.slotsOffset);
-  uint64_t* bar = reinterpret_cast<uint64_t*>(credit_smem + L.mbarOffset);
-  float* keep = reinterpret_cast<float*>(credit_smem + L.keepOffset);
-  const uint32_t bar_addr = credit_smem_addr(bar);
-
+  float* warp_part = reinterpret_cast<float*>(smem + L.warpPartialsOffset);
+  float* cta_part = reinterpret_cast<float*>(smem + L.ctaPartialOffset);
+  float* slots = reinterpret_cast<float*>(smem + L.slotsOffset);
+  uint64_t* bar = reinterpret_cast<uint64_t*>(smem + L.mbarOffset);
+  float* keep = reinterpret_cast<float*>(smem + L.keepOffset);
+  const uint32_t bar_addr = ptx::smem_addr(bar);
   if (threadIdx.x == 0) {
-    credit_mbar_init(bar_addr, 1);
-    credit_fence_mbarrier_init_cluster();
+    ptx::mbar_init(bar_addr, 1);
+    ptx::fence_mbarrier_init_cluster();
   }
-  credit_cluster_arrive();  // release the init; split setup barrier (rule 0 too)
-
+  ptx::cluster_arrive();  // release the init; the split set-up barrier (rule 0 too)
   const long long slice = credit::sliceElems(N, P);
   const long long begin = rank * slice;
   const long long end = begin + slice < N ? begin + slice : N;
-  const float* xr = x + row * N;
-  float s, mx, mn;
-  test_load_slice<1>(xr, keep, begin, end, s, mx, mn);
-  test_cta_reduce(s, mx, mn, warp_part, cta_part);
-
-  if (threadIdx.x == 0) credit_mbar_arrive_expect_tx(bar_addr, static_cast<uint32_t>(P * kQ * 4));
-  credit_cluster_wait();  // every peer started and its mbarrier initialised
-  credit_push_async<kQ>(cta_part, slots, bar, P);
-  credit_mbar_wait(bar_addr, 0);
-
-  const float mean = credit_combine_slots<CREDIT_SUM>(slots, 0, kQ, P) / static_cast<float>(N);
-  const float hi = credit_combine_slots<CREDIT_MAX>(slots, 1, kQ, P);
-  const float lo = credit_combine_slots<CREDIT_MIN>(slots, 2, kQ, P);
+  float acc[kQ];
+  test_load_slice<1>(x + row * N, keep, begin, end, acc);
+  BlockReduce<kThreads / 32, kQ, Reduce::Sum, Reduce::Max, Reduce::Min>::run(acc, warp_part, cta_part,
+                                                                             threadIdx.x / 32, threadIdx.x % 32);
+  if (threadIdx.x == 0) ptx::mbar_arrive_expect_tx(bar_addr, static_cast<uint32_t>(P * kQ * 4));
+  ptx::cluster_wait();  // every peer started and its mbarrier initialised
+  push_async<kQ>(cta_part, slots, bar, P);
+  if (P == 1) __syncthreads();
+  ptx::mbar_wait(bar_addr, 0);
+  const float mean = combine_slots<Reduce::Sum>(slots, 0, kQ, P) / static_cast<float>(N);
+  const float hi = combine_slots<Reduce::Max>(slots, 1, kQ, P);
+  const float lo = combine_slots<Reduce::Min>(slots, 2, kQ, P);
   const float inv = 1.0f / (hi - lo);
-  for (long long i = begin + threadIdx.x; i < end; i += blockDim.x)
-    y[row * N + i] = (keep[i - begin] - mean) * inv;
+  for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) y[row * N + i] = (keep[i - begin] - mean) * inv;
 }
 
 template __global__ void credit_test_exchange_sync<4>(const float*, float*, int);
 template __global__ void credit_test_exchange_sync<1>(const float*, float*, int);
 )cu";
 
-std::string fullSource() {
-  std::string src;
-  src += embedded::kLayoutH;
-  src += embedded::kLaunchCheckH;
-  src += embedded::kDevicePreludeCuh;
-  src += kTestKernels;
-  return src;
+// Files of the previous emitter paste kLayoutH, kLaunchCheckH and kDevicePreludeCuh
+// and call the credit_* names: they must stay self-contained.
+const char* const kLegacyKernel = R"cu(
+extern "C" __global__ void legacy(float* y, int P) {
+  unsigned char* smem = credit_dynamic_smem();
+  float* slots = reinterpret_cast<float*>(smem);
+  credit_cluster_arrive_relaxed();
+  credit_cluster_wait();
+  const float v = credit_warp_reduce<CREDIT_SUM>(static_cast<float>(threadIdx.x));
+  credit_push_sync<1>(&v, slots, P);
+  credit_cluster_sync();
+  y[blockIdx.x] = credit_combine_slots<CREDIT_MAX>(slots, 0, 1, P) + credit::sliceElems(1024, P);
+  credit_cluster_sync();
+}
+)cu";
+
+std::string legacySource() {
+  return std::string(embedded::kLayoutH) + embedded::kLaunchCheckH + embedded::kDevicePreludeCuh + kLegacyKernel;
 }
 
 }  // namespace
 
-TEST_CASE("embedded sources", "[embed]") {
-  const std::string layout = embedded::kLayoutH;
-  const std::string launch = embedded::kLaunchCheckH;
-  const std::string prelude = embedded::kDevicePreludeCuh;
-  CHECK(layout.find("#ifndef CREDIT_LAYOUT_H") != std::string::npos);
+TEST_CASE("embedded library headers", "[embed]") {
+  std::size_t n = 0;
+  const EmbeddedHeader* h = deviceLibraryHeaders(&n);
+  REQUIRE(n >= 10);
+  // Dependency order: every credit/ header a header includes comes before it.
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string text = h[i].text;
+    INFO(h[i].name);
+    CHECK(std::string(h[i].name).rfind("credit/", 0) == 0);
+    std::size_t pos = 0;
+    while ((pos = text.find("#include \"credit/", pos)) != std::string::npos) {
+      const std::size_t b = pos + 10, e = text.find('"', b);
+      const std::string inc = text.substr(b, e - b);
+      CHECK(std::find(seen.begin(), seen.end(), inc) != seen.end());
+      pos = e;
+    }
+    seen.push_back(h[i].name);
+  }
+  CHECK(std::find(seen.begin(), seen.end(), "credit/device/row_kernel.cuh") != seen.end());
+  std::size_t nh = 0;
+  const EmbeddedHeader* host = hostLibraryHeaders(&nh);
+  REQUIRE(nh >= 3);
+  CHECK(std::string(host[nh - 1].name) == "credit/runtime/Dispatch.h");
+  const std::string inlined = inlineLibraryHeaders(true);
+  CHECK(inlined.find("#include \"credit/") == std::string::npos);
+  CHECK(inlined.find("#include <credit/") == std::string::npos);
+  CHECK(inlined.find("struct RowKernel") != std::string::npos);
+  CHECK(inlined.find("launchCluster") != std::string::npos);
+  CHECK(libraryDigest().size() == 64);
+  // The texts of the previous emitter's files.
+  const std::string layout = embedded::kLayoutH, prelude = embedded::kDevicePreludeCuh;
   CHECK(layout.find("pickPad") != std::string::npos);
-  CHECK(launch.find("#ifndef CREDIT_LAUNCH_CHECK_H") != std::string::npos);
-  CHECK(prelude.find("#ifndef CREDIT_DEVICE_CUH") != std::string::npos);
+  CHECK(layout.find("#include \"credit/") == std::string::npos);
   CHECK(prelude.find("credit_push_async") != std::string::npos);
-  // Verbatim: the files end with their closing #endif and a newline.
-  CHECK(layout.substr(layout.size() - 1) == "\n");
-  CHECK(prelude.rfind("#endif") != std::string::npos);
+  CHECK(prelude.find("#include \"credit/") == std::string::npos);
 }
 
 TEST_CASE("NVRTC version", "[nvrtc]") {
@@ -214,8 +201,8 @@ TEST_CASE("NVRTC version", "[nvrtc]") {
   CHECK(v != "unknown");
 }
 
-TEST_CASE("NVRTC compiles the prelude and both exchange protocols", "[nvrtc]") {
-  const std::string src = fullSource();
+TEST_CASE("NVRTC compiles the library's exchange protocols with no include path", "[nvrtc]") {
+  const std::string src = kTestKernels;
   for (const char* arch : {"sm_90", "sm_100", "sm_120"}) {
     NvrtcOptions opt;
     opt.arch = arch;
@@ -253,11 +240,20 @@ TEST_CASE("NVRTC compiles the prelude and both exchange protocols", "[nvrtc]") {
   }
 }
 
+TEST_CASE("The previous emitter's embedded texts are self-contained", "[nvrtc]") {
+  NvrtcOptions opt;
+  opt.libraryHeaders = false;
+  const NvrtcResult r = compileToCubin(legacySource(), "legacy.cu", opt);
+  INFO(r.log);
+  CHECK(r.ok);
+  CHECK(r.kernels.size() == 1);
+}
+
 TEST_CASE("NVRTC reports a compile error without throwing", "[nvrtc]") {
   NvrtcOptions opt;
   const NvrtcResult r = compileToCubin(
-      std::string(embedded::kDevicePreludeCuh) +
-          "extern \"C\" __global__ void broken(float* x) { x[0] = credit_no_such_fn(1.0f) }\n",
+      "#include <credit/device/ptx.cuh>\n"
+      "extern \"C\" __global__ void broken(float* x) { x[0] = credit_no_such_fn(1.0f) }\n",
       "broken.cu", opt);
   CHECK_FALSE(r.ok);
   CHECK(r.cubin.empty());
@@ -297,7 +293,7 @@ TEST_CASE("NVRTC options: defines, include dirs, flags", "[nvrtc]") {
 // nvcc is stricter than NVRTC in places (e.g. it rejects binding a reference
 // to a namespace-scope constexpr object in device code), so the same source is
 // also compiled with nvcc -c when a toolkit with nvcc is present. Warnings are
-// errors: the prelude must be warning-free for generated code.
+// errors: the library must be warning-free for generated code.
 TEST_CASE("nvcc compiles the same source warning-free", "[nvcc]") {
   std::string root = "/usr/local/cuda";
   if (const char* env = std::getenv("CUDA_HOME"); env && *env) root = env;
@@ -311,11 +307,12 @@ TEST_CASE("nvcc compiles the same source warning-free", "[nvcc]") {
   const std::string cu = std::string(dir) + "/kernels.cu";
   {
     std::ofstream out(cu);
-    out << fullSource();
+    out << kTestKernels;
   }
   for (const char* arch : {"sm_90", "sm_120"}) {
-    const std::string cmd = nvcc + " -std=c++17 -arch=" + arch + " -Werror all-warnings -c " +
-                            cu + " -o " + dir + "/kernels.o > " + dir + "/log.txt 2>&1";
+    const std::string cmd = nvcc + " -std=c++17 -arch=" + arch + " -Werror all-warnings -I" +
+                            CREDIT_RUNTIME_INCLUDE_DIR + " -c " + cu + " -o " + dir + "/kernels.o > " + dir +
+                            "/log.txt 2>&1";
     const int rc = std::system(cmd.c_str());
     std::ifstream in(std::string(dir) + "/log.txt");
     const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

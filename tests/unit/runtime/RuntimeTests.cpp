@@ -1,7 +1,6 @@
 // Runtime: the dlopen()ed driver-API layer. The untagged cases run anywhere
 // (no GPU, no libcuda); the [gpu] cases need a device and otherwise WARN
 // "SKIPPED: no CUDA device: <reason>" and return.
-#include "credit/runtime/EmbeddedSources.h"
 #include "credit/runtime/Runtime.h"
 
 #include "TestSupport.h"
@@ -52,29 +51,31 @@ std::string stubLibcuda() {
     }                                                                  \
   } while (0)
 
-// One cluster all-gather with the prelude's Sync protocol: CTA r of a cluster
+// One cluster all-gather with the device library's sync protocol: CTA r of a cluster
 // of P pushes r+1 into every peer's slot r (DSMEM), then each CTA sums its
 // slots: P(P+1)/2. Thread 0 also writes/reads the last word of the dynamic SMEM
 // (exercises the > 48 KiB opt-in).
 const char* const kClusterProbe = R"cu(
+#include <credit/device/exchange.cuh>
+using namespace credit::device;
 extern "C" __global__ void credit_rt_cluster_probe(int* out, unsigned smemBytes) {
-  credit_cluster_arrive_relaxed();  // rule 0, split: every CTA started before any push
-  unsigned char* smem = credit_dynamic_smem();
+  ptx::cluster_arrive_relaxed();  // rule 0, split: every CTA started before any push
+  unsigned char* smem = ptx::dynamic_smem();
   float* slots = reinterpret_cast<float*>(smem);
   __shared__ float part[1];
-  const int P = static_cast<int>(credit_cluster_nctarank());
-  const int rank = static_cast<int>(credit_cluster_ctarank());
+  const int P = static_cast<int>(ptx::cluster_nctarank());
+  const int rank = static_cast<int>(ptx::cluster_ctarank());
   volatile unsigned* last = reinterpret_cast<volatile unsigned*>(smem + smemBytes - 4);
   if (threadIdx.x == 0) {
     part[0] = static_cast<float>(rank + 1);
     *last = 0xC0FFEEu + blockIdx.x;
   }
   __syncthreads();
-  credit_cluster_wait();
-  credit_push_sync<1>(part, slots, P);
-  credit_cluster_sync();  // pushes visible
-  const float sum = credit_combine_slots<CREDIT_SUM>(slots, 0, 1, P);
-  credit_cluster_sync();  // slots read before any CTA exits
+  ptx::cluster_wait();
+  push_sync<1>(part, slots, P);
+  ptx::cluster_sync();  // pushes visible
+  const float sum = combine_slots<Reduce::Sum>(slots, 0, 1, P);
+  ptx::cluster_sync();  // slots read before any CTA exits
   if (threadIdx.x == 0) {
     int* o = out + 4 * blockIdx.x;
     o[0] = static_cast<int>(sum);
@@ -85,20 +86,22 @@ extern "C" __global__ void credit_rt_cluster_probe(int* out, unsigned smemBytes)
 }
 )cu";
 
-std::string probeSource() { return std::string(embedded::kDevicePreludeCuh) + kClusterProbe; }
+std::string probeSource() { return kClusterProbe; }
 
 // The exchange's slot combines as every thread of a CTA runs them, on one slot
-// set slots[16][3] in SMEM: for P = 2, 4, 8, 16 and statistic j, credit_combine_slots
+// set slots[16][3] in SMEM: for P = 2, 4, 8, 16 and statistic j, combine_slots
 // for sums (the lanes' tree) and max (the per-thread tree), and the per-thread sum
 // tree itself. out[((pi * 3 + j) * 3 + form) * blockDim.x + thread], as bits.
 const char* const kCombineProbe = R"cu(
-template <int K>
+#include <credit/device/exchange.cuh>
+using namespace credit::device;
+template <Reduce K>
 static __device__ float tree_at(const float* slots, int j, int P) {
   switch (P) {
-    case 2: return credit_combine_slots_tree<K, 2>(slots, j, 3);
-    case 4: return credit_combine_slots_tree<K, 4>(slots, j, 3);
-    case 8: return credit_combine_slots_tree<K, 8>(slots, j, 3);
-    default: return credit_combine_slots_tree<K, 16>(slots, j, 3);
+    case 2: return combine_slots_tree<K, 2>(slots, j, 3);
+    case 4: return combine_slots_tree<K, 4>(slots, j, 3);
+    case 8: return combine_slots_tree<K, 8>(slots, j, 3);
+    default: return combine_slots_tree<K, 16>(slots, j, 3);
   }
 }
 extern "C" __global__ void credit_rt_combine_probe(const float* in, unsigned* out) {
@@ -110,17 +113,17 @@ extern "C" __global__ void credit_rt_combine_probe(const float* in, unsigned* ou
   for (int P = 2; P <= 16; P *= 2, ++pi) {
     for (int j = 0; j < 3; ++j) {
       unsigned* o = out + (pi * 3 + j) * 3 * T + threadIdx.x;
-      o[0] = __float_as_uint(credit_combine_slots<CREDIT_SUM>(slots, j, 3, P));
-      o[T] = __float_as_uint(tree_at<CREDIT_SUM>(slots, j, P));
-      o[2 * T] = __float_as_uint(credit_combine_slots<CREDIT_MAX>(slots, j, 3, P));
+      o[0] = __float_as_uint(combine_slots<Reduce::Sum>(slots, j, 3, P));
+      o[T] = __float_as_uint(tree_at<Reduce::Sum>(slots, j, P));
+      o[2 * T] = __float_as_uint(combine_slots<Reduce::Max>(slots, j, 3, P));
     }
   }
 }
 )cu";
 
-std::string combineProbeSource() { return std::string(embedded::kDevicePreludeCuh) + kCombineProbe; }
+std::string combineProbeSource() { return kCombineProbe; }
 
-// The balanced tree of credit_combine_slots_tree, on the host.
+// The balanced tree of combine_slots_tree, on the host.
 float hostSumTree(const std::vector<float>& slots, int j, int P) {
   std::vector<float> v(P);
   for (int c = 0; c < P; ++c) v[c] = slots[c * 3 + j];

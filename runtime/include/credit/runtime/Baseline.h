@@ -37,7 +37,7 @@ bool findKernelSignature(const std::string& source, const std::string& kernel,
                          std::string& signature);
 
 struct BaselineTiming {
-  std::string function;  // e.g. "credit_layernorm_staged_v4"
+  std::string function;  // e.g. "credit_<K>_staged_v4"
   bool staged = false;
   double medianMs = 0, minMs = 0;
   int reps = 0;

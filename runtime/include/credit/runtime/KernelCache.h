@@ -7,9 +7,10 @@
 //           version, the loaded libnvrtc (path, size, mtime), the arch, the
 //           program name, the source, every NVRTC flag (nvrtcFlags(): arch,
 //           -std, -I dirs, -D defines, ptxas -v, extra flags) and every name
-//           expression. Headers #included from the -I dirs are NOT hashed
-//           (generated sources embed the runtime headers verbatim; toolkit
-//           headers change together with libnvrtc, which is hashed).
+//           expression, and the device library's headers (libraryDigest(),
+//           when NvrtcOptions::libraryHeaders). Headers #included from the -I
+//           dirs are NOT hashed (toolkit headers change together with libnvrtc,
+//           which is hashed).
 //   entry = <dir>/<64 hex key>.ckc, little-endian:
 //             0  char[8]  magic "CREDITKC"
 //             8  u32      format version (kKernelCacheFormatVersion)

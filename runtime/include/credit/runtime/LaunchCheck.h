@@ -1,14 +1,10 @@
-// credit/runtime/LaunchCheck.h -- host-side launch validation for generated kernels.
+// credit/runtime/LaunchCheck.h -- host-side launch validation and the launchers'
+// status codes.
 //
-// Plain functions, no CUDA calls: the generated launch function queries the
-// device (cudaDevAttrMaxSharedMemoryPerBlockOptin, cudaOccupancyMaxPotentialClusterSize,
-// cudaDevAttrMultiProcessorCount) into a DeviceLimits, computes the dynamic
-// SMEM with credit::smemBytes (Layout.h), then calls validateLaunch() and picks
-// the VEC=4 instantiation only when canUseVec4() holds.
-//
-// Embedded VERBATIM into generated .cu files (after Layout.h, though this file
-// does not depend on it), so: no includes (size_t is builtin under NVRTC and
-// comes from <stddef.h> otherwise), no std::, every function CREDIT_HD.
+// Plain functions, no CUDA calls: the launchers (Launch.h) query the device into a
+// DeviceLimits, compute the dynamic SMEM (SmemLayout.h), call validateLaunch() and
+// pick the VEC = 4 kernels only where canUseVec4() holds. No includes but
+// <stddef.h> outside NVRTC, no std::, every function CREDIT_HD.
 #ifndef CREDIT_LAUNCH_CHECK_H
 #define CREDIT_LAUNCH_CHECK_H
 
@@ -25,6 +21,16 @@
 #endif
 
 namespace credit {
+
+// What a launcher returns: 0 launched (or M == 0, nothing to do); 1..99 a
+// LaunchStatus (not launched); kStatusBadProtocol .. kStatusBadTiming; or
+// kStatusCudaErrorBase + cudaError_t of the CUDA call that failed.
+inline constexpr int kStatusOk = 0;
+inline constexpr int kStatusBadProtocol = 100;  // protocol not 0 (sync) or 1 (mbarrier)
+inline constexpr int kStatusBadVariant = 101;   // an unknown or not generated variant
+inline constexpr int kStatusNoPlan = 102;       // the dispatch has no decision for this shape yet
+inline constexpr int kStatusBadTiming = 103;    // T_B not a positive, finite time
+inline constexpr int kStatusCudaErrorBase = 1000;
 
 enum class LaunchStatus : int {
   Ok = 0,

@@ -20,6 +20,8 @@ struct NvrtcOptions {
   std::vector<std::string> extraFlags;     // passed verbatim, after the defaults
   std::vector<std::string> nameExpressions;  // e.g. "my_kernel<4>": instantiated and lowered
   bool ptxasVerbose = true;                // --ptxas-options=-v (fills NvrtcResult::kernels)
+  bool libraryHeaders = true;              // the device library as NVRTC headers (Library.h): a
+                                           // source #includes <credit/device/...> with no -I
 };
 
 // Parsed from ptxas -v lines of the NVRTC log; -1 where ptxas did not report it.

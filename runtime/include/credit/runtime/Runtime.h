@@ -75,9 +75,8 @@ struct DeviceInfo {
 
 // How the hardware places the CTAs of a cluster on SMs
 // (CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, same values as
-// CUclusterSchedulingPolicy). The generated launchers ask for LoadBalancing for
-// every cluster form but the partial-retention one (credit::clusterLoadBalancing,
-// Layout.h; measured in docs/results/cluster-policy/).
+// CUclusterSchedulingPolicy). The launchers ask for LoadBalancing for every
+// cluster form but the partial one (credit::clusterLoadBalancing, FormPolicy.h).
 enum class ClusterPolicy : int { Default = 0, Spread = 1, LoadBalancing = 2 };
 
 struct LaunchConfig {

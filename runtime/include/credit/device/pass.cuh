@@ -1,0 +1,170 @@
+// credit/device/pass.cuh -- the element loops of one pass over the CTA's slice.
+//
+// Thread t handles elements VEC * (t + THREADS * k), k = 0, 1, ... of the slice. A
+// batch first issues every load of its kUnroll positions (independent loads in
+// flight per thread and input), then consumes them in order: the workload's g (a
+// stage) or h, one element at a time, in the same order in every form, so every
+// form accumulates in the same order. Register and ring forms walk the slice in
+// kRegIters compile-time sweeps (every index into a register array a constant);
+// the others in a plain loop, chunk by chunk where the pass waits for bulk copies.
+// Every access is guarded by the slice's end; there is no early return, so every
+// thread reaches every barrier.
+#ifndef CREDIT_DEVICE_PASS_CUH
+#define CREDIT_DEVICE_PASS_CUH
+
+#include "credit/device/reduce.cuh"
+#include "credit/device/residency.cuh"
+#include "credit/device/ring.cuh"
+
+namespace credit {
+namespace device {
+
+// One element of pass p, as the workload's pass() sees it (workload.cuh).
+template <class K, int p, class Acc>
+struct Element {
+  using W = typename K::W;
+  using C = Contract<W>;
+  float (&v)[K::NI][K::kUnroll][K::VEC];
+  Acc& acc;
+  float (&t)[K::NK][K::VEC];
+  float (&of)[K::NO][K::VEC];
+  int8_t (&oi)[K::NO][K::VEC];
+  const typename K::Registers& regs;
+  int it, u, vi;
+
+  template <int i>
+  CREDIT_DEVICE float in() const {
+    static_assert(C::reads(p, i), "the pass reads this input (kReads)");
+    if constexpr (residency::in_kept_registers<K>(p, i)) return regs.kept[C::keptPos(i)][it][u][vi];
+    else if constexpr (residency::in_h_registers<K>(i)) return regs.h[i][it][u][vi];
+    else return v[i][u][vi];
+  }
+  template <int j>
+  CREDIT_DEVICE void add(float g) const {
+    static_assert(p < C::kH && j < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
+    acc[j] = combine<W::kReduce[C::qOffset(p) + j]>(acc[j], g);
+  }
+  template <int j, class V>
+  CREDIT_DEVICE void out(V x) const {
+    static_assert(p == C::kH && C::isRowOutput(j), "h sets the row outputs");
+    if constexpr (W::kOutputs[j].elem == Elem::I8) {
+      static_assert(IsSame<V, int8_t>::value, "an i8 output takes the converted value (f32_to_i8)");
+      oi[j][vi] = x;
+    } else {
+      of[j][vi] = x;
+    }
+  }
+  template <int i>
+  CREDIT_DEVICE void keep(float x) const {
+    static_assert(C::keptPos(i) >= 0 && W::kMaterialize[C::keptPos(i) >= 0 ? C::keptPos(i) : 0] == p,
+                  "the pass that materializes T over this kept input (kMaterialize)");
+    t[C::keptPos(i)][vi] = x;
+  }
+  // Whether in<i>() already is T(x): read after the materializing pass from the kept copy.
+  template <int i>
+  CREDIT_DEVICE static constexpr bool held() {
+    constexpr int kp = C::keptPos(i);
+    return kp >= 0 && W::kMaterialize[kp >= 0 ? kp : 0] >= 0 && W::kMaterialize[kp >= 0 ? kp : 0] < p &&
+           (K::keep(kp) || K::kRegs);
+  }
+};
+
+namespace detail {
+template <int j, class K, class OF, class OI>
+CREDIT_DEVICE void store_output(K& k, const OF& of, const OI& oi, unsigned off) {
+  if constexpr (Contract<typename K::W>::isRowOutput(j)) {
+    if constexpr (K::W::kOutputs[j].elem == Elem::I8) st_global(k.template out_ptr<j>() + off, oi[j]);
+    else st_global(k.template out_ptr<j>() + off, of[j]);
+  }
+}
+template <class K, class OF, class OI, int... J>
+CREDIT_DEVICE void store_outputs(IntSeq<J...>, K& k, const OF& of, const OI& oi, unsigned off) {
+  (store_output<J>(k, of, oi, off), ...);
+}
+template <class K, int... KP>
+CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, float* (&at)[K::NK], bool piece1) {
+  ((at[KP] = piece1 ? k.kept_smem_p1[KP] : k.kept_smem[KP]), ...);
+}
+}  // namespace detail
+
+// The batch at `base` (sweep `it`; `piece1`, `pbase`: the ring piece it lies in).
+template <int p, class K, class Acc>
+CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned base, int it, unsigned cend,
+                         bool piece1, unsigned pbase) {
+  constexpr int U = K::kUnroll, VEC = K::VEC;
+  float* at[K::NK];
+  detail::pieces(Indices<K::NK>{}, k, at, piece1);
+  float v[K::NI][U][VEC];
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const unsigned off = base + u * VEC * K::kThreads;
+    if (off >= cend) break;
+    residency::load_all<p>(Indices<K::NI>{}, k, v, u, off, at, pbase);
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const unsigned off = base + u * VEC * K::kThreads;
+    if (off >= cend) break;
+    residency::retain_all<p>(Indices<K::NI>{}, k, v, it, u, off, at, pbase);
+    float t[K::NK][VEC];
+    float of[K::NO][VEC];
+    int8_t oi[K::NO][VEC];
+#pragma unroll
+    for (int vi = 0; vi < VEC; ++vi) {
+      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi};
+      K::W::pass(Pass<p>{}, e, row);
+    }
+    residency::materialize_all<p>(Indices<K::NK>{}, k, t, it, u, off, at, pbase);
+    if constexpr (p == Contract<typename K::W>::kH) detail::store_outputs(Indices<K::NO>{}, k, of, oi, off);
+  }
+}
+
+// The sweeps of pass p over [cbeg, cend): compile-time sweeps in the register and ring
+// forms, a plain loop elsewhere.
+template <int p, bool kLands, class K, class Acc>
+CREDIT_DEVICE void sweeps(K& k, const typename K::W::Row& row, Acc& acc, unsigned cbeg, unsigned cend) {
+  using C = Contract<typename K::W>;
+  if constexpr (K::kSweeps) {
+#pragma unroll
+    for (int it = 0; it < K::kRegIters; ++it) {
+      const unsigned base = K::VEC * k.tid + it * (K::kUnroll * K::VEC * K::kThreads);
+      if constexpr (p == C::kH && K::kPersistent && K::PIECES > 1) {
+        // h is the row's last reader: the first pieces' units take the next copies
+        // once every thread is past them. Before the exit test: with a second piece
+        // no thread has left the loop.
+        if (it == K::kPiece1Sweep && k.release_in_h) ring_release_first_pieces(k, k.ring_copy);
+      }
+      if (base >= k.len) break;
+      const bool piece1 = K::kPersistent && it >= K::kPiece1Sweep;  // a constant (unrolled `it`)
+      const unsigned pbase = piece1 ? k.piece_elems : 0u;
+      if constexpr (K::kPersistent && kLands) residency::wait_pieces<p>(Indices<K::NI>{}, k, it);
+      batch<p>(k, row, acc, base, it, cend, piece1, pbase);
+    }
+  } else {
+    for (unsigned base = cbeg + K::VEC * k.tid; base < cend; base += K::kUnroll * K::VEC * K::kThreads)
+      batch<p>(k, row, acc, base, 0, cend, false, 0u);
+  }
+}
+
+// Pass p over the slice: a stage's terms into acc[], or h (acc unused). A pass that
+// first reads kept inputs waits for their copies: chunk by chunk in the forms with
+// chunked bulk copies, piece by piece in the ring.
+template <int p, class K, class Acc>
+CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
+  constexpr bool kLands = Contract<typename K::W>::firstReadsKept(p);
+  if constexpr (kLands) {
+    for (int c = 0; c < (K::kChunked ? kLoadChunks : 1); ++c) {
+      const unsigned cbeg = K::kChunked ? (c * k.chunk < k.len ? c * k.chunk : k.len) : 0u;
+      const unsigned cend = K::kChunked ? (cbeg + k.chunk < k.len ? cbeg + k.chunk : k.len) : k.len;
+      if constexpr (K::kChunked) residency::wait_chunk<p>(Indices<K::NI>{}, k, c);
+      sweeps<p, true>(k, row, acc, cbeg, cend);
+    }
+  } else {
+    sweeps<p, false>(k, row, acc, 0u, k.len);
+  }
+}
+
+}  // namespace device
+}  // namespace credit
+
+#endif  // CREDIT_DEVICE_PASS_CUH

@@ -1,0 +1,244 @@
+// credit/device/residency.cuh -- where each element of a pass comes from, and how a
+// kept input gets where it lives between passes.
+//
+//   smem       the kept slice in SMEM. Float4 forms fill it with bulk copies issued
+//              at the row's start: every kept input's slice in kLoadChunks chunks,
+//              one mbarrier each, in first-read order; the first pass over an input
+//              waits for each chunk before reading it, so it starts on the first
+//              chunk while the others land. The whole slice is in flight at once and
+//              no register holds it on the way. Scalar forms deposit what the first
+//              pass loaded (the same thread reads those elements back later, and the
+//              passes are separated by the block reductions' __syncthreads).
+//   registers  the slice in registers, RPT elements per thread in compile-time
+//              sweeps. Float4 forms load the whole slice at entry with predicated
+//              loads, all in flight at once; scalar forms keep what the first pass
+//              loads (fewer registers live at once).
+//   partial    smem, but the dropped input is read from global memory (L2) by every
+//              pass that reads it.
+//   ring       the persistent form: the ring's units (ring.cuh), waited for piece by
+//              piece at the piece's first sweep.
+//   reread     every pass reads global memory.
+// A kept input that the schedule materializes holds T(x) from the storing pass on,
+// in SMEM or registers; elsewhere the later passes compute T again.
+// Inputs only h reads: the staged float4 register forms load them at entry where the
+// data registers allow (credit::prefetchInputsOfH), the persistent form loads the
+// hoisted broadcast ones once per CTA and asks L2 for the prefetched row ones.
+#ifndef CREDIT_DEVICE_RESIDENCY_CUH
+#define CREDIT_DEVICE_RESIDENCY_CUH
+
+#include "credit/device/memory.cuh"
+#include "credit/device/ptx.cuh"
+#include "credit/device/workload.cuh"
+
+namespace credit {
+namespace device {
+namespace residency {
+
+// ---------------------------------------------------------------------------
+// Per row and per CTA.
+// ---------------------------------------------------------------------------
+// The kept slices of this row: SMEM arrays, or the ring units of the row's copies
+// (first piece, second piece).
+template <class K, int... KP>
+CREDIT_DEVICE void set_kept_pointers(IntSeq<KP...>, K& k) {
+  ((k.kept_smem[KP] = !K::keep(KP) ? nullptr
+                      : K::kPersistent
+                          ? reinterpret_cast<float*>(k.smem + k.layout.keepOffset +
+                                                     k.cursor.unit(KP * K::PIECES, k.ring) * k.layout.keepBytes)
+                          : reinterpret_cast<float*>(k.smem + k.layout.keepOffset) + Int<K::W::kSmemSlot[KP]>::value * k.slice,
+    k.kept_smem_p1[KP] = !K::keep(KP) || !K::kPersistent || K::PIECES < 2
+                             ? k.kept_smem[KP]
+                             : reinterpret_cast<float*>(k.smem + k.layout.keepOffset +
+                                                        k.cursor.unit(KP * K::PIECES + 1, k.ring) * k.layout.keepBytes)),
+   ...);
+}
+
+// Thread 0: the bulk copies of every kept slice of the row, chunk by chunk, in
+// first-read order. An empty chunk completes its phase at once.
+template <int KP, class K>
+CREDIT_DEVICE void issue_chunks_of(K& k) {
+  if constexpr (K::bulk(KP)) {
+    constexpr int i = K::W::kKept[KP];
+    for (int c = 0; c < kLoadChunks; ++c) {
+      const unsigned cbeg = c * k.chunk < k.len ? c * k.chunk : k.len;
+      const unsigned cend = cbeg + k.chunk < k.len ? cbeg + k.chunk : k.len;
+      const uint32_t bar = ptx::smem_addr(k.load_bars + Int<K::W::kSmemSlot[KP]>::value * kLoadChunks + c);
+      ptx::mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);
+      if (cend > cbeg)
+        ptx::bulk_load(ptx::smem_addr(k.kept_smem[KP] + cbeg), k.template in_ptr<i>() + cbeg, (cend - cbeg) * 4, bar);
+    }
+  }
+}
+template <class K, int... KP>
+CREDIT_DEVICE void issue_chunks(IntSeq<KP...>, K& k) {
+  if (k.tid == 0) (issue_chunks_of<KP>(k), ...);
+}
+
+// The register forms' loads at entry: predicated float4 loads of this thread's
+// elements at sweep `it`, batch position `u` (zeros past the slice, never read), so
+// that a run of them stays in flight together.
+template <int KP, class K>
+CREDIT_DEVICE void prefetch_kept(K& k, int it, int u, unsigned off, bool in_slice) {
+  ld_global_if(k.regs.kept[KP][it][u], k.template in_ptr<K::W::kKept[KP]>() + (in_slice ? off : 0u), in_slice);
+}
+template <int i, class K>
+CREDIT_DEVICE void prefetch_only_h(K& k, int it, int u, unsigned off, bool in_slice) {
+  if constexpr (K::prefetched(i))
+    ld_global_if(k.regs.h[i][it][u], k.template in_ptr<i>() + (in_slice ? off : 0u), in_slice);
+}
+template <int i, class K>
+CREDIT_DEVICE void hoist_one(K& k, int it, int u, unsigned off, bool in_slice) {
+  if constexpr (hasBit(K::W::kHoisted, i))
+    ld_global_if(k.regs.h[i][it][u], k.template in_ptr<i>() + (in_slice ? off : 0u), in_slice);
+}
+// Per row (float4 register forms): every kept input's slice, then the inputs only h
+// reads where the data registers allow.
+template <class K, int... KP, int... I>
+CREDIT_DEVICE void prefetch_registers(IntSeq<KP...>, IntSeq<I...>, K& k) {
+#pragma unroll
+  for (int it = 0; it < K::kRegIters; ++it) {
+#pragma unroll
+    for (int u = 0; u < K::kUnroll; ++u) {
+      const unsigned off = K::VEC * k.tid + it * (K::kUnroll * K::VEC * K::kThreads) + u * K::VEC * K::kThreads;
+      const bool in_slice = off < k.len;
+      (prefetch_kept<KP>(k, it, u, off, in_slice), ...);
+      (prefetch_only_h<I>(k, it, u, off, in_slice), ...);
+    }
+  }
+}
+
+// The persistent form, once per CTA: the hoisted broadcast inputs' slices.
+template <class K, int... I>
+CREDIT_DEVICE void hoist(IntSeq<I...>, K& k) {
+#pragma unroll
+  for (int it = 0; it < K::kRegIters; ++it) {
+#pragma unroll
+    for (int u = 0; u < K::kUnroll; ++u) {
+      const unsigned off = K::VEC * k.tid + it * (K::kUnroll * K::VEC * K::kThreads) + u * K::VEC * K::kThreads;
+      const bool in_slice = off < k.len;
+      (hoist_one<I>(k, it, u, off, in_slice), ...);
+    }
+  }
+}
+
+// The persistent form, per row: L2 prefetches of the row inputs only h reads.
+template <int i, class K>
+CREDIT_DEVICE void prefetch_l2_one(K& k) {
+  if constexpr (hasBit(K::W::kPrefetchL2, i)) {
+    static_assert(K::W::kInputs[i].elem == Elem::F32, "L2 prefetches of whole 16-byte units: f32 inputs");
+    if (k.tid == 0 && k.len > 0) ptx::bulk_prefetch_l2(k.template in_ptr<i>(), k.len * 4);
+  }
+}
+template <class K, int... I>
+CREDIT_DEVICE void prefetch_l2(IntSeq<I...>, K& k) {
+  (prefetch_l2_one<I>(k), ...);
+}
+
+// ---------------------------------------------------------------------------
+// Waiting for the copies of the kept inputs pass p reads first.
+// ---------------------------------------------------------------------------
+template <int p, int i, class K>
+CREDIT_DEVICE void wait_chunk_of(K& k, int c) {
+  constexpr int kp = Contract<typename K::W>::keptPos(i);
+  if constexpr (kp >= 0 && Contract<typename K::W>::firstRead(i) == p && K::bulk(kp))
+    ptx::mbar_wait(ptx::smem_addr(k.load_bars + Int<K::W::kSmemSlot[kp]>::value * kLoadChunks + c), 0u);
+}
+template <int p, class K, int... I>
+CREDIT_DEVICE void wait_chunk(IntSeq<I...>, K& k, int c) {
+  (wait_chunk_of<p, I>(k, c), ...);
+}
+// The persistent form: a piece's copy is waited for at its first sweep.
+template <int p, int i, class K>
+CREDIT_DEVICE void wait_piece_of(K& k, int piece) {
+  constexpr int kp = Contract<typename K::W>::keptPos(i);
+  if constexpr (kp >= 0 && Contract<typename K::W>::firstRead(i) == p && K::bulk(kp))
+    ptx::mbar_wait(ptx::smem_addr(k.load_bars + k.cursor.unit(kp * K::PIECES + piece, k.ring)),
+                   k.cursor.parity(kp * K::PIECES + piece, k.ring));
+}
+template <int p, class K, int... I>
+CREDIT_DEVICE void wait_pieces(IntSeq<I...>, K& k, int it) {
+  if (it == 0) (wait_piece_of<p, I>(k, 0), ...);
+  if (it == K::kPiece1Sweep) (wait_piece_of<p, I>(k, 1), ...);
+}
+
+// ---------------------------------------------------------------------------
+// One batch position u of pass p: where input i's VEC elements come from.
+// `at[kp]` is kept input kp's SMEM at the sweep's piece, `base` that piece's first
+// element.
+// ---------------------------------------------------------------------------
+// Whether pass p reads input i's elements straight from registers: the register
+// forms' kept slices, and inputs loaded at entry (hoisted: once per CTA).
+template <class K>
+CREDIT_HD constexpr bool in_kept_registers(int p, int i) {
+  using C = Contract<typename K::W>;
+  return C::keptPos(i) >= 0 && (C::firstRead(i) == p ? K::kRegPrefetch : K::kRegs);
+}
+template <class K>
+CREDIT_HD constexpr bool in_h_registers(int i) {
+  return Contract<typename K::W>::keptPos(i) < 0 &&
+         (K::prefetched(i) || (K::kPersistent && hasBit(K::W::kHoisted, i)));
+}
+
+template <int p, int i, class K, class V>
+CREDIT_DEVICE void load(const K& k, V& v, int u, unsigned off, float* const* at, unsigned base) {
+  using C = Contract<typename K::W>;
+  constexpr int kp = C::keptPos(i);
+  if constexpr (!C::reads(p, i) || in_kept_registers<K>(p, i) || in_h_registers<K>(i)) {
+    return;  // not read, or read from registers (Element::in)
+  } else if constexpr (kp >= 0 && C::firstRead(i) == p) {  // a kept input's first read
+    if constexpr (K::bulk(kp)) ld_smem(v[i][u], at[kp] + (off - base));  // landed by the bulk copy
+    else ld_global(v[i][u], k.template in_ptr<i>() + off);
+  } else if constexpr (kp >= 0) {  // a later read
+    if constexpr (K::keep(kp)) ld_smem(v[i][u], at[kp] + (off - base));
+    else ld_global(v[i][u], k.template in_ptr<i>() + off);  // reread, or the partial form's dropped input
+  } else {
+    ld_global(v[i][u], k.template in_ptr<i>() + off);  // streamed, or broadcast (from L2)
+  }
+}
+template <int p, int i, bool kRowKind, class K, class V>
+CREDIT_DEVICE void load_if(const K& k, V& v, int u, unsigned off, float* const* at, unsigned base) {
+  if constexpr (Contract<typename K::W>::isRowInput(i) == kRowKind) load<p, i>(k, v, u, off, at, base);
+}
+template <int p, class K, class V, int... I>
+CREDIT_DEVICE void load_all(IntSeq<I...>, const K& k, V& v, int u, unsigned off, float* const* at, unsigned base) {
+  (load_if<p, I, true>(k, v, u, off, at, base), ...);
+  (load_if<p, I, false>(k, v, u, off, at, base), ...);
+}
+
+// After a kept input's first read: keep it where the form keeps it (scalar register
+// forms; SMEM forms without bulk copies).
+template <int p, int i, class K, class V>
+CREDIT_DEVICE void retain(K& k, const V& v, int it, int u, unsigned off, float* const* at, unsigned base) {
+  using C = Contract<typename K::W>;
+  constexpr int kp = C::keptPos(i);
+  if constexpr (kp >= 0 && C::firstRead(i) == p) {
+    if constexpr (K::kRegs && !K::kRegPrefetch) copy(k.regs.kept[kp][it][u], v[i][u]);
+    if constexpr (K::keep(kp) && !K::kBulk) st_smem(at[kp] + (off - base), v[i][u]);
+  }
+}
+template <int p, class K, class V, int... I>
+CREDIT_DEVICE void retain_all(IntSeq<I...>, K& k, const V& v, int it, int u, unsigned off, float* const* at,
+                              unsigned base) {
+  (retain<p, I>(k, v, it, u, off, at, base), ...);
+}
+
+// The materializing pass: T(x) over the kept copy (the same thread wrote and will
+// read those elements).
+template <int p, int KP, class K, class T>
+CREDIT_DEVICE void materialize(K& k, const T& t, int it, int u, unsigned off, float* const* at, unsigned base) {
+  if constexpr (K::W::kMaterialize[KP] == p) {
+    if constexpr (K::keep(KP)) st_smem(at[KP] + (off - base), t[KP]);
+    if constexpr (K::kRegs) copy(k.regs.kept[KP][it][u], t[KP]);
+  }
+}
+template <int p, class K, class T, int... KP>
+CREDIT_DEVICE void materialize_all(IntSeq<KP...>, K& k, const T& t, int it, int u, unsigned off, float* const* at,
+                                   unsigned base) {
+  (materialize<p, KP>(k, t, it, u, off, at, base), ...);
+}
+
+}  // namespace residency
+}  // namespace device
+}  // namespace credit
+
+#endif  // CREDIT_DEVICE_RESIDENCY_CUH

@@ -1,0 +1,180 @@
+// credit/device/workload.cuh -- the contract a generated workload fulfils, and the
+// compile-time facts the library reads from it.
+//
+// A workload is a struct of constants and static functions (creditc generates it;
+// tests/device/fixtures/ has examples):
+//
+//   static constexpr int kStages;                  L >= 1 stages of statistics
+//   static constexpr int kQ[kStages];              statistics per stage
+//   static constexpr Reduce kReduce[];             (+) of every statistic, stage-major
+//   static constexpr Operand kInputs[];            {Kind, Elem} per input, signature order
+//   static constexpr Operand kOutputs[];           {Kind::Row | Kind::PerRow, Elem} per output
+//   The schedule, as decided by the compiler (credit.schedule):
+//   static constexpr unsigned kReads[kStages + 1]; the row and broadcast inputs each pass
+//                                                  reads (bit i: input i); pass kStages is h
+//   static constexpr int kNumKept;                 kept inputs (row inputs two passes read)
+//   static constexpr int kKept[kNumKept];          their input indices, in first-read order:
+//                                                  the order of the bulk copies and the ring
+//   static constexpr int kSmemSlot[kNumKept];      the SMEM array of each kept input; the
+//                                                  partial form's dropped input is last
+//   static constexpr int kMaterialize[kNumKept];   the pass that stores T(x) over the kept
+//                                                  input (later passes read T(x)); -1: none
+//   static constexpr int kPartialDrop;             the kept input (index into kKept) the
+//                                                  partial form reads from L2; -1: no such form
+//   static constexpr bool kPartialDropReadLate;    it is first read after the first pass
+//   static constexpr unsigned kHoisted;            broadcast inputs only h reads, loaded once
+//                                                  per CTA by the persistent form
+//   static constexpr unsigned kPrefetchL2;         row inputs only h reads, prefetched into L2
+//                                                  per row by the persistent form
+//   static constexpr int kThreads, kWideThreads;   CTA sizes of the narrow forms and the twins
+//                                                  (0: no twins)
+//   static constexpr bool kFastMath;               the element math uses __expf, __logf, ...
+//   The arithmetic:
+//   struct Row { float N; ... };                   row-level values: N (set by the library),
+//                                                  per-row inputs, statistics, lets
+//   template <class In> static void begin_row(Row&, const In& in);
+//        per-row inputs: in.template in<i>() is input i's value for the row (a float)
+//   template <class E> static void pass(Pass<p>, E& e, const Row&);   for p = 0 .. kStages
+//        one element of pass p (stage p, or h for p == kStages):
+//        e.template in<i>()        input i's element as a float (inputs the pass reads)
+//        e.template add<j>(g)      combines g into statistic j of the stage
+//        e.template out<j>(v)      sets row output j's element (h; i8 outputs take int8_t)
+//        e.template keep<i>(t)     stores T(x) over kept input i (the pass kMaterialize names)
+//        E::template held<i>()     whether in<i>() already is T(x) (read from the kept copy)
+//   static void finish(Stage<l>, Row&, const float* r);   r[j]: statistic j of stage l,
+//        combined over the row; the row-level math that follows stage l
+//   template <class O> static void end_row(const Row&, O& o);
+//        per-row outputs: o.template out<j>(v); run by one thread per row
+//   static float control_value(const Row&);        a value of the statistics that the
+//        control kernel keeps alive (its only store is never executed)
+//
+// The library decides where every element comes from (global memory, the kept slice,
+// registers, L2) and how partials are combined; it derives no scheduling decision, only
+// the arithmetic below (masks, counts, geometry), and checks the constants' consistency.
+// Plain C++17 (no CUDA built-ins): the host launchers include it as well.
+#ifndef CREDIT_DEVICE_WORKLOAD_CUH
+#define CREDIT_DEVICE_WORKLOAD_CUH
+
+#include "credit/device/config.cuh"
+#include "credit/runtime/SmemLayout.h"
+
+namespace credit {
+namespace device {
+
+enum class Kind : int { Row, Broadcast, PerRow };  // [M][N], [N], [M]
+// Element types. Every element is loaded as a float; kept inputs are f32.
+enum class Elem : int { F32, I8 };
+enum class Reduce : int { Sum, Max, Min };
+
+struct Operand {
+  Kind kind;
+  Elem elem;
+};
+
+template <int p>
+struct Pass {
+  static constexpr int value = p;
+};
+template <int l>
+struct Stage {
+  static constexpr int value = l;
+};
+
+CREDIT_HD constexpr int elemBytes(Elem e) { return e == Elem::I8 ? 1 : 4; }
+
+CREDIT_HD constexpr bool sameGeometry(WorkloadGeometry a, WorkloadGeometry b) {
+  return a.keepBytesPerElem == b.keepBytesPerElem && a.numStages == b.numStages && a.qMax == b.qMax &&
+         a.qSum == b.qSum && a.threads == b.threads && a.hOnlyArrays == b.hOnlyArrays;
+}
+
+// What the library reads of a workload W.
+template <class W>
+struct Contract {
+  static constexpr int kStages = W::kStages;
+  static constexpr int kH = W::kStages;  // the pass index of h
+  static constexpr int kNumInputs = static_cast<int>(sizeof(W::kInputs) / sizeof(Operand));
+  static constexpr int kNumOutputs = static_cast<int>(sizeof(W::kOutputs) / sizeof(Operand));
+  static constexpr int kNumKept = W::kNumKept;
+
+  CREDIT_HD static constexpr Kind inputKind(int i) { return W::kInputs[i].kind; }
+  CREDIT_HD static constexpr bool isRowInput(int i) { return W::kInputs[i].kind == Kind::Row; }
+  CREDIT_HD static constexpr bool isBroadcast(int i) { return W::kInputs[i].kind == Kind::Broadcast; }
+  CREDIT_HD static constexpr bool isRowOutput(int j) { return W::kOutputs[j].kind == Kind::Row; }
+  CREDIT_HD static constexpr bool reads(int p, int i) { return hasBit(W::kReads[p], i); }
+
+  // Statistics.
+  CREDIT_HD static constexpr int qOffset(int l) { return l == 0 ? 0 : qOffset(l - 1) + W::kQ[l - 1]; }
+  CREDIT_HD static constexpr int qSum() { return qOffset(kStages); }
+  CREDIT_HD static constexpr int qMax(int l = 0) {
+    return l == kStages ? 0 : (W::kQ[l] > qMax(l + 1) ? W::kQ[l] : qMax(l + 1));
+  }
+
+  // Inputs by the passes that read them.
+  CREDIT_HD static constexpr unsigned stageReads(int l = 0) {
+    return l == kStages ? 0u : (W::kReads[l] | stageReads(l + 1));
+  }
+  // Row and broadcast inputs that only h reads.
+  CREDIT_HD static constexpr unsigned onlyH() { return W::kReads[kH] & ~stageReads(); }
+  CREDIT_HD static constexpr int firstRead(int i, int p = 0) {
+    return p > kH ? -1 : (reads(p, i) ? p : firstRead(i, p + 1));
+  }
+  // The position of input i in kKept (-1: not kept).
+  CREDIT_HD static constexpr int keptPos(int i, int k = 0) {
+    return k == kNumKept ? -1 : (W::kKept[k] == i ? k : keptPos(i, k + 1));
+  }
+  CREDIT_HD static constexpr bool anyKeptReadLate(int k = 0) {
+    return k == kNumKept ? false : (firstRead(W::kKept[k]) > 0 || anyKeptReadLate(k + 1));
+  }
+  // Whether pass p is the first to read some kept input (it waits for their copies).
+  CREDIT_HD static constexpr bool firstReadsKept(int p, int k = 0) {
+    return k == kNumKept ? false : (firstRead(W::kKept[k]) == p || firstReadsKept(p, k + 1));
+  }
+  CREDIT_HD static constexpr unsigned rowOutputs(int j = 0) {
+    return j == kNumOutputs ? 0u : ((isRowOutput(j) ? 1u << j : 0u) | rowOutputs(j + 1));
+  }
+
+  // The geometry of a form of `threads` per CTA keeping `kept` arrays of 4 bytes.
+  CREDIT_HD static constexpr WorkloadGeometry geometry(int threads, int kept = kNumKept) {
+    return WorkloadGeometry{4 * kept, kStages, qMax(), qSum(), threads, popcount(onlyH())};
+  }
+  CREDIT_HD static constexpr WorkloadGeometry narrowGeometry() { return geometry(W::kThreads); }
+  CREDIT_HD static constexpr WorkloadGeometry wideGeometry() { return geometry(W::kWideThreads); }
+  // The partial form keeps every kept input but kPartialDrop.
+  CREDIT_HD static constexpr WorkloadGeometry partialGeometry() {
+    return geometry(W::kThreads, W::kPartialDrop >= 0 ? kNumKept - 1 : kNumKept);
+  }
+
+  // Consistency of the constants.
+  CREDIT_HD static constexpr bool keptValid(int k = 0) {
+    return k == kNumKept ||
+           (W::kKept[k] >= 0 && W::kKept[k] < kNumInputs && isRowInput(W::kKept[k]) &&
+            W::kInputs[W::kKept[k]].elem == Elem::F32 && W::kSmemSlot[k] >= 0 && W::kSmemSlot[k] < kNumKept &&
+            (k == 0 || firstRead(W::kKept[k - 1]) <= firstRead(W::kKept[k])) &&
+            (W::kMaterialize[k] < 0 || (W::kMaterialize[k] > firstRead(W::kKept[k]) && W::kMaterialize[k] < kH)) &&
+            keptValid(k + 1));
+  }
+  CREDIT_HD static constexpr bool readsValid(int p = 0) {
+    return p > kH || ((W::kReads[p] >> kNumInputs) == 0u && readsValid(p + 1));
+  }
+  static_assert(kStages >= 1, "a workload has at least one stage");
+  static_assert(kNumInputs >= 1 && kNumInputs <= 32, "1 to 32 inputs (read masks are 32-bit)");
+  static_assert(kNumOutputs >= 1 && kNumOutputs <= 32, "1 to 32 outputs");
+  static_assert(kNumKept >= 1, "an accepted workload keeps at least one input");
+  static_assert(readsValid(), "kReads names an input that does not exist");
+  static_assert(keptValid(), "kKept: row inputs of f32 in first-read order; kSmemSlot in range; "
+                             "kMaterialize after the first read and before h");
+  static_assert(W::kPartialDrop < kNumKept && (W::kPartialDrop < 0 || kNumKept >= 2),
+                "the partial form drops one of two or more kept inputs");
+  static_assert(W::kPartialDrop < 0 || W::kSmemSlot[W::kPartialDrop] == kNumKept - 1,
+                "the partial form's dropped input has the last SMEM array");
+  static_assert(W::kPartialDrop < 0 || W::kPartialDropReadLate == (firstRead(W::kKept[W::kPartialDrop]) > 0),
+                "kPartialDropReadLate: whether the dropped input is first read after the first pass");
+  static_assert((W::kHoisted & ~onlyH()) == 0u && (W::kPrefetchL2 & ~onlyH()) == 0u,
+                "hoisted and L2-prefetched inputs are inputs only h reads");
+  static_assert(W::kThreads % 32 == 0 && W::kWideThreads % 32 == 0, "whole warps");
+};
+
+}  // namespace device
+}  // namespace credit
+
+#endif  // CREDIT_DEVICE_WORKLOAD_CUH

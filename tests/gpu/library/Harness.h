@@ -1,0 +1,248 @@
+// The GPU tests of the device library: one workload of tests/device/fixtures per
+// translation unit (it #includes the fixture), its float64 reference, and the test
+// cases of LibraryTests.h run on it.
+//
+// A Problem holds one (M, N) of a workload on the GPU: fresh random inputs (the seed
+// is printed on a failure), the reference of the checked rows (all when M <= 64,
+// else 16: first, second, middle, last and random ones), and outputs poisoned before
+// every launch. check() says whether every output element was written and matches
+// the reference: f32 outputs within a relative L2 error of 1e-5 (NaN exactly where the
+// reference is NaN), i8 outputs exactly but for rounding ties (|diff| = 1 in at most
+// 1 of 10^4 elements: the kernel rounds in f32, the reference in f64).
+#ifndef CREDIT_TESTS_GPU_LIBRARY_HARNESS_H
+#define CREDIT_TESTS_GPU_LIBRARY_HARNESS_H
+
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "credit/runtime/Launch.h"
+
+cudaError_t creditTestFillUniform(float* p, size_t n, uint64_t seed, float lo, float hi);
+cudaError_t creditTestCountPoison(const void* p, size_t bytes, bool byteWise, unsigned long long* out);
+
+namespace credit_test {
+
+// The checked rows of a problem on the host: inputs as float (row: R x N, broadcast:
+// N, per-row: R), the reference's outputs as double (row: R x N, per-row: R).
+struct HostRows {
+  long long R = 0, N = 0;
+  std::vector<std::vector<float>> in;
+  std::vector<std::vector<double>> out;
+};
+using Reference = void (*)(HostRows&);
+
+// Inputs uniform in [lo, hi) per input (a workload may need positive values).
+struct Range {
+  float lo = -1.0f, hi = 1.0f;
+};
+
+struct Spec {
+  const char* name;
+  const credit::host::Workload& w;
+  int numInputs;
+  Reference reference;
+  std::vector<Range> ranges;  // per input; empty: [-1, 1) for all
+};
+
+inline std::string gpuUnavailable() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  if (n == 0) return "no CUDA device";
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  if (prop.major < 9) return std::string(prop.name) + " has compute capability < 9.0 (no clusters)";
+  return "";
+}
+
+#define CREDIT_REQUIRE_GPU()                              \
+  do {                                                    \
+    const std::string why_ = credit_test::gpuUnavailable(); \
+    if (!why_.empty()) {                                  \
+      WARN("SKIPPED: " << why_);                          \
+      return;                                             \
+    }                                                     \
+  } while (0)
+
+inline uint64_t freshSeed() {
+  if (const char* s = std::getenv("CREDIT_GPU_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+class Problem {
+ public:
+  // `misaligned`: every per-element pointer one element past an aligned address, so
+  // that the launchers take the VEC = 1 kernels.
+  Problem(const Spec& s, long long M, long long N, bool misaligned = false)
+      : spec(s), w(s.w), M(M), N(N), seed(freshSeed()) {
+    for (int i = 0; i < w.numArgs; ++i) {
+      void* p = nullptr;
+      REQUIRE(cudaMalloc(&p, bytes(i) + 256) == cudaSuccess);
+      base.push_back(p);
+      const bool shift = misaligned && w.argKind[i] != credit::host::kArgPerRow;
+      args.push_back(static_cast<char*>(p) + (shift ? w.argBytes[i] : 0));
+    }
+    for (int i = 0; i < s.numInputs; ++i) {
+      REQUIRE(w.argBytes[i] == 4);
+      const Range r = i < static_cast<int>(s.ranges.size()) ? s.ranges[i] : Range{};
+      REQUIRE(creditTestFillUniform(static_cast<float*>(args[i]), count(i), seed + 7919 * i, r.lo, r.hi) ==
+              cudaSuccess);
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    chooseRows();
+    reference();
+  }
+  ~Problem() {
+    for (void* p : base) cudaFree(p);
+  }
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  const void* const* data() const { return args.data(); }
+  void* const* mutableData() { return args.data(); }
+
+  // Outputs poisoned: f32 words 0xFFFFFFFF (a NaN no kernel writes here), i8 bytes
+  // 0x80 (-128: outputs are clamped to [-127, 127]).
+  void poison() {
+    for (int i = spec.numInputs; i < w.numArgs; ++i)
+      REQUIRE(cudaMemset(args[i], w.argBytes[i] == 1 ? 0x80 : 0xFF, bytes(i)) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  }
+
+  // Every output written and matching the reference (after a launch returned 0).
+  bool check() {
+    const cudaError_t err = cudaDeviceSynchronize();
+    INFO("kernel: " << cudaGetErrorString(err));
+    REQUIRE(err == cudaSuccess);
+    bool ok = true;
+    for (int i = spec.numInputs; i < w.numArgs; ++i) {
+      unsigned long long poisoned = 0;
+      REQUIRE(creditTestCountPoison(args[i], bytes(i), w.argBytes[i] == 1, &poisoned) == cudaSuccess);
+      INFO("output " << i << ": " << poisoned << " elements never written");
+      CHECK(poisoned == 0);
+      ok = ok && poisoned == 0 && compare(i);
+    }
+    return ok;
+  }
+
+  // Every output's bytes (for bit-for-bit comparisons).
+  std::vector<std::vector<char>> outputs() {
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<std::vector<char>> out;
+    for (int i = spec.numInputs; i < w.numArgs; ++i) {
+      out.emplace_back(bytes(i));
+      REQUIRE(cudaMemcpy(out.back().data(), args[i], bytes(i), cudaMemcpyDeviceToHost) == cudaSuccess);
+    }
+    return out;
+  }
+
+  std::string label() const {
+    return std::string(spec.name) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+           " seed=" + std::to_string(seed);
+  }
+
+  const Spec& spec;
+  const credit::host::Workload& w;
+  const long long M, N;
+  const uint64_t seed;
+
+ private:
+  size_t count(int i) const {
+    const int k = w.argKind[i];
+    return k == credit::host::kArgRow ? size_t(M) * size_t(N) : k == credit::host::kArgBroadcast ? size_t(N) : size_t(M);
+  }
+  size_t bytes(int i) const { return std::max<size_t>(count(i) * size_t(w.argBytes[i]), 4); }
+  size_t perRow(int i) const { return w.argKind[i] == credit::host::kArgRow ? size_t(N) : 1; }
+
+  void chooseRows() {
+    if (M <= 64) {
+      for (long long r = 0; r < M; ++r) rows.push_back(r);
+      return;
+    }
+    std::mt19937_64 rng(seed);
+    rows = {0, 1, M / 2, M - 1};
+    while (rows.size() < 16) rows.push_back(static_cast<long long>(rng() % static_cast<uint64_t>(M)));
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  }
+
+  void reference() {
+    host.R = static_cast<long long>(rows.size());
+    host.N = N;
+    host.in.resize(spec.numInputs);
+    for (int i = 0; i < spec.numInputs; ++i) {
+      auto& h = host.in[i];
+      if (w.argKind[i] == credit::host::kArgBroadcast) {
+        h.resize(size_t(N));
+        REQUIRE(cudaMemcpy(h.data(), args[i], size_t(N) * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        continue;
+      }
+      h.resize(rows.size() * perRow(i));
+      for (size_t r = 0; r < rows.size(); ++r)
+        REQUIRE(cudaMemcpy(h.data() + r * perRow(i), static_cast<float*>(args[i]) + rows[r] * perRow(i),
+                           perRow(i) * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    }
+    host.out.assign(w.numArgs - spec.numInputs, {});
+    for (int i = spec.numInputs; i < w.numArgs; ++i) host.out[i - spec.numInputs].resize(rows.size() * perRow(i));
+    spec.reference(host);
+  }
+
+  bool compare(int i) {
+    const std::vector<double>& ref = host.out[i - spec.numInputs];
+    const size_t per = perRow(i), eb = size_t(w.argBytes[i]);
+    std::vector<char> got(rows.size() * per * eb);
+    for (size_t r = 0; r < rows.size(); ++r)
+      REQUIRE(cudaMemcpy(got.data() + r * per * eb, static_cast<char*>(args[i]) + size_t(rows[r]) * per * eb,
+                         per * eb, cudaMemcpyDeviceToHost) == cudaSuccess);
+    if (eb == 1) {
+      size_t mismatches = 0, bad = 0;
+      for (size_t e = 0; e < ref.size(); ++e) {
+        const int d = std::abs(int(static_cast<int8_t>(got[e])) - int(ref[e]));
+        mismatches += d != 0;
+        bad += d > 1;
+      }
+      const size_t allowed = std::max<size_t>(1, ref.size() / 10000);
+      INFO("output " << i << " (i8): " << mismatches << " of " << ref.size() << " differ, " << bad << " by more than 1");
+      CHECK(bad == 0);
+      CHECK(mismatches <= allowed);
+      return bad == 0 && mismatches <= allowed;
+    }
+    double num = 0, den = 0, maxAbs = 0;
+    size_t nanMismatch = 0;
+    for (size_t e = 0; e < ref.size(); ++e) {
+      float g;
+      std::memcpy(&g, got.data() + e * 4, 4);
+      if (std::isnan(ref[e]) || std::isnan(g)) {
+        nanMismatch += std::isnan(ref[e]) != std::isnan(g);
+        continue;
+      }
+      num += (g - ref[e]) * (g - ref[e]);
+      den += ref[e] * ref[e];
+      maxAbs = std::max(maxAbs, std::fabs(g - ref[e]));
+    }
+    const double rel = den > 0 ? std::sqrt(num / den) : maxAbs;
+    INFO("output " << i << ": relative L2 error " << rel << ", max abs error " << maxAbs << ", NaN mismatches "
+                   << nanMismatch);
+    CHECK(nanMismatch == 0);
+    CHECK(rel <= 1e-5);
+    return nanMismatch == 0 && rel <= 1e-5;
+  }
+
+  std::vector<void*> base, args;
+  std::vector<long long> rows;
+  HostRows host;
+};
+
+}  // namespace credit_test
+
+#endif  // CREDIT_TESTS_GPU_LIBRARY_HARNESS_H

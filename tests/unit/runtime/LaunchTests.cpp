@@ -1,0 +1,187 @@
+// Launch.h without a GPU: what a workload's constants tell the launchers (the
+// geometry of every form, as the previous generated files stated it), each form's
+// SMEM and Eq. 3 bound, the variant table, and the refusals that need no device.
+#include "credit/runtime/Launch.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+using namespace credit;
+using credit::device::Elem;
+using credit::device::Kind;
+using credit::device::Operand;
+using credit::device::Reduce;
+
+namespace {
+
+// The constants of the layernorm and softmax_logits_bwd fixtures.
+struct Layernorm {
+  static constexpr int kStages = 2;
+  static constexpr int kQ[kStages] = {1, 1};
+  static constexpr Reduce kReduce[] = {Reduce::Sum, Reduce::Sum};
+  static constexpr Operand kInputs[] = {{Kind::Row, Elem::F32}, {Kind::Broadcast, Elem::F32}, {Kind::Broadcast, Elem::F32}};
+  static constexpr Operand kOutputs[] = {{Kind::Row, Elem::F32}};
+  static constexpr unsigned kReads[kStages + 1] = {0b001, 0b001, 0b111};
+  static constexpr int kNumKept = 1;
+  static constexpr int kKept[kNumKept] = {0};
+  static constexpr int kSmemSlot[kNumKept] = {0};
+  static constexpr int kMaterialize[kNumKept] = {-1};
+  static constexpr int kPartialDrop = -1;
+  static constexpr bool kPartialDropReadLate = false;
+  static constexpr unsigned kHoisted = 0b110;
+  static constexpr unsigned kPrefetchL2 = 0b000;
+  static constexpr int kThreads = 256, kWideThreads = 512;
+  static constexpr bool kFastMath = false;
+};
+struct Softmax {
+  static constexpr int kStages = 3;
+  static constexpr int kQ[kStages] = {1, 1, 1};
+  static constexpr Reduce kReduce[] = {Reduce::Max, Reduce::Sum, Reduce::Sum};
+  static constexpr Operand kInputs[] = {{Kind::Row, Elem::F32}, {Kind::Row, Elem::F32}};
+  static constexpr Operand kOutputs[] = {{Kind::Row, Elem::F32}};
+  static constexpr unsigned kReads[kStages + 1] = {0b01, 0b01, 0b11, 0b11};
+  static constexpr int kNumKept = 2;
+  static constexpr int kKept[kNumKept] = {0, 1};
+  static constexpr int kSmemSlot[kNumKept] = {0, 1};
+  static constexpr int kMaterialize[kNumKept] = {1, -1};
+  static constexpr int kPartialDrop = 1;
+  static constexpr bool kPartialDropReadLate = true;
+  static constexpr unsigned kHoisted = 0;
+  static constexpr unsigned kPrefetchL2 = 0;
+  static constexpr int kThreads = 256, kWideThreads = 512;
+  static constexpr bool kFastMath = false;
+};
+
+// Stand-ins for kernels: only their addresses are compared here.
+void fakeA() {}
+void fakeB() {}
+void fakeC() {}
+
+bool sameGeometry(WorkloadGeometry a, WorkloadGeometry b) {
+  return a.keepBytesPerElem == b.keepBytesPerElem && a.numStages == b.numStages && a.qMax == b.qMax &&
+         a.qSum == b.qSum && a.threads == b.threads && a.hOnlyArrays == b.hOnlyArrays;
+}
+
+const host::Kernel kKernels[] = {
+    {Form::ClusterSync, 4, host::kernel(fakeA)},
+    {Form::ClusterSync, 1, host::kernel(fakeB)},
+    {Form::Staged, 4, host::kernel(fakeC)},
+    {Form::ControlSync, 1, host::kernel(fakeC)},
+};
+
+}  // namespace
+
+TEST_CASE("Contract: the arithmetic a library derives from a workload's constants", "[launch]") {
+  using L = device::Contract<Layernorm>;
+  STATIC_REQUIRE(L::kNumInputs == 3);
+  STATIC_REQUIRE(L::qSum() == 2);
+  STATIC_REQUIRE(L::qMax() == 1);
+  STATIC_REQUIRE(L::onlyH() == 0b110u);
+  STATIC_REQUIRE(L::firstRead(0) == 0);
+  STATIC_REQUIRE(L::firstRead(1) == 2);
+  STATIC_REQUIRE(!L::anyKeptReadLate());
+  STATIC_REQUIRE(L::firstReadsKept(0) && !L::firstReadsKept(1));
+  using S = device::Contract<Softmax>;
+  STATIC_REQUIRE(S::qOffset(2) == 2);
+  STATIC_REQUIRE(S::keptPos(1) == 1);
+  STATIC_REQUIRE(S::anyKeptReadLate());
+  STATIC_REQUIRE(S::firstReadsKept(2));
+  STATIC_REQUIRE(S::rowOutputs() == 1u);
+}
+
+TEST_CASE("describe: the geometry of every form, as generated files stated it", "[launch]") {
+  const host::Workload ln = host::describe<Layernorm>(kKernels, nullptr, findTarget("sm_90"));
+  CHECK(sameGeometry(ln.geometry, WorkloadGeometry{4, 2, 1, 2, 256, 2}));
+  CHECK(sameGeometry(ln.wideGeometry, WorkloadGeometry{4, 2, 1, 2, 512, 2}));
+  CHECK(sameGeometry(ln.partialGeometry, WorkloadGeometry{4, 2, 1, 2, 256, 2}));
+  CHECK_FALSE(ln.hasPartial);
+  CHECK_FALSE(ln.keptReadLate);
+  CHECK(ln.hoisted == 2);
+  CHECK(ln.numArgs == 4);
+  CHECK(ln.argKind[1] == host::kArgBroadcast);
+  CHECK(ln.argBytes[3] == 4);
+  const host::Workload sm = host::describe<Softmax>(kKernels, nullptr, findTarget("sm_90"));
+  CHECK(sameGeometry(sm.geometry, WorkloadGeometry{8, 3, 1, 3, 256, 0}));
+  CHECK(sameGeometry(sm.wideGeometry, WorkloadGeometry{8, 3, 1, 3, 512, 0}));
+  CHECK(sameGeometry(sm.partialGeometry, WorkloadGeometry{4, 3, 1, 3, 256, 0}));
+  CHECK(sm.hasPartial);
+  CHECK(sm.partialDropReadLate);
+  CHECK(sm.keptReadLate);
+  CHECK(sm.hoisted == 0);
+}
+
+TEST_CASE("specOf: each form's CTA size, SMEM and Eq. 3 bound", "[launch]") {
+  const host::Workload w = host::describe<Softmax>(kKernels, nullptr, findTarget("sm_90"));
+  const long long N = 65536;
+  for (int P : {1, 2, 4, 8, 16}) {
+    const host::LaunchSpec cs = host::specOf(w, Form::ClusterSync, true, N, P);
+    CHECK(cs.kernel == host::kernel(fakeA));
+    CHECK(cs.cluster);
+    CHECK(cs.loadBalance);
+    CHECK(cs.checkLegal);
+    CHECK(cs.smemBytes == smemBytes(w.geometry, N, P, Protocol::Sync));
+    CHECK(host::specOf(w, Form::ClusterSync, false, N, P).kernel == host::kernel(fakeB));
+    const host::LaunchSpec mb = host::specOf(w, Form::ClusterMbarrier, true, N, P);
+    CHECK(mb.kernel == nullptr);  // not in this table
+    CHECK(mb.protocol == Protocol::Mbarrier);
+    CHECK(mb.smemBytes == smemBytes(w.geometry, N, P, Protocol::Mbarrier));
+    const host::LaunchSpec regs = host::specOf(w, Form::ClusterRegsMbarrier, true, N, P);
+    CHECK_FALSE(regs.checkLegal);
+    CHECK(regs.smemBytes == scratchBytes(w.geometry, P, Protocol::Mbarrier));
+    const host::LaunchSpec partial = host::specOf(w, Form::ClusterPartialSync, true, N, P);
+    CHECK_FALSE(partial.loadBalance);
+    CHECK(partial.smemBytes == smemBytes(w.partialGeometry, N, P, Protocol::Sync));
+    CHECK(partial.geometry.keepBytesPerElem == w.geometry.keepBytesPerElem);  // the full form's Eq. 3
+    const host::LaunchSpec wide = host::specOf(w, Form::ClusterWideMbarrier, true, N, P);
+    CHECK(wide.geometry.threads == 512);
+    CHECK(wide.smemBytes == smemBytes(w.wideGeometry, N, P, Protocol::Mbarrier));
+    const host::LaunchSpec control = host::specOf(w, Form::ControlSync, true, N, P);
+    CHECK(control.kernel == host::kernel(fakeC));
+    CHECK_FALSE(control.data);
+    CHECK_FALSE(control.loadBalance);
+    CHECK(control.smemBytes == smemBytes(w.geometry, N, P, Protocol::Sync));
+  }
+  const host::LaunchSpec persistent = host::specOf(w, Form::PersistentHalves, true, N, 4);
+  CHECK(persistent.persistent);
+  CHECK(persistent.protocol == Protocol::Mbarrier);
+  CHECK(persistent.geometry.threads == 512);
+  CHECK(host::specOf(w, Form::Staged, true, N, 1).smemBytes == smemBytes(w.geometry, N, 1, Protocol::Sync));
+  CHECK(host::specOf(w, Form::StagedRegsWideWide, true, N, 1).smemBytes ==
+        scratchBytes(w.wideGeometry, 1, Protocol::Sync));
+  CHECK(host::specOf(w, Form::Reread, true, N, 1).smemBytes == scratchBytes(w.geometry, 1, Protocol::Sync));
+}
+
+TEST_CASE("maxLegalN and the variant table", "[launch]") {
+  const host::Workload w = host::describe<Softmax>(kKernels, nullptr, findTarget("sm_90"));
+  CHECK(host::maxLegalN(w, "cluster", 8, 1) == maxLegalN(w.geometry, 8, Protocol::Mbarrier, 232448));
+  CHECK(host::maxLegalN(w, "staged", 1, 0) == maxLegalN(w.geometry, 1, Protocol::Sync, 232448));
+  CHECK(host::maxLegalN(w, "reread", 1, 0) == kMaxRowElems);
+  CHECK(host::maxLegalN(w, "cluster_partial", 2, 0) == 0);  // no partial kernels in this table
+  CHECK(host::maxLegalN(w, "nonsense", 2, 0) == 0);
+  CHECK(host::maxLegalN(w, nullptr, 2, 0) == 0);
+  CHECK(host::maxLegalN(w, "cluster", 0, 0) == 0);
+
+  float x[16];
+  const void* args[] = {x, x, x};
+  CHECK(host::launchGeneric(w, nullptr, args, 4, 64, 2, 0, nullptr) == kStatusBadVariant);
+  CHECK(host::launchGeneric(w, "nonsense", args, 4, 64, 2, 0, nullptr) == kStatusBadVariant);
+  CHECK(host::launchGeneric(w, "reread", args, 4, 64, 1, 0, nullptr) == kStatusBadVariant);  // not generated
+  CHECK(host::launchGeneric(w, "cluster", nullptr, 4, 64, 2, 0, nullptr) ==
+        static_cast<int>(LaunchStatus::NullPointer));
+  CHECK(host::launchGeneric(w, "cluster", args, 4, 64, 2, 7, nullptr) == kStatusBadProtocol);
+  CHECK(host::launchGeneric(w, "staged", args, 4, 64, 2, 0, nullptr) ==
+        static_cast<int>(LaunchStatus::BadClusterSize));
+  CHECK(host::launchGeneric(w, "cluster", args, 0, 64, 2, 0, nullptr) == kStatusOk);  // M == 0: nothing to do
+  CHECK(host::launchControl(w, 4, 64, 2, 3, nullptr) == kStatusBadProtocol);
+}
+
+TEST_CASE("statusString", "[launch]") {
+  CHECK(std::strcmp(host::statusString(kStatusOk), "ok") == 0);
+  CHECK(std::strstr(host::statusString(static_cast<int>(LaunchStatus::NotLegal)), "Eq. 3") != nullptr);
+  CHECK(std::strstr(host::statusString(kStatusBadProtocol), "protocol") != nullptr);
+  CHECK(std::strstr(host::statusString(kStatusBadVariant), "variant") != nullptr);
+  CHECK(std::strstr(host::statusString(kStatusNoPlan), "decision") != nullptr);
+  CHECK(std::strstr(host::statusString(kStatusBadTiming), "T_B") != nullptr);
+  CHECK(std::strcmp(host::statusString(-5), "unknown status") == 0);
+}
