@@ -10,7 +10,6 @@
 
 using namespace credit;
 namespace cr = mlir::credit;
-using cr::Form;
 
 namespace {
 
@@ -60,22 +59,22 @@ std::unique_ptr<Scheduled> source(const std::string &src, int threads = 256) {
 /// (suffix _v4/_v1 per vector width, _cta<threads> on the wide-CTA twins).
 std::vector<std::string> kernelNames(const std::string &k, const cr::KernelSchedule &s) {
   std::vector<std::string> out;
-  for (Form f : s.forms) {
+  for (cr::Form f : s.forms) {
     std::string stem = cr::formName(f).str();
     const std::string cta = cr::isWideCtaForm(f) ? "_cta" + std::to_string(s.wideThreads) : "";
     switch (f) {
-    case Form::ClusterWideSync: stem = "cluster_sync"; break;
-    case Form::ClusterWideMbarrier: stem = "cluster_mbarrier"; break;
-    case Form::StagedWide: stem = "staged"; break;
-    case Form::StagedRegsWideWide: stem = "staged_regs_wide"; break;
-    case Form::StagedRegsDeepWide: stem = "staged_regs_deep"; break;
+    case cr::Form::ClusterWideSync: stem = "cluster_sync"; break;
+    case cr::Form::ClusterWideMbarrier: stem = "cluster_mbarrier"; break;
+    case cr::Form::StagedWide: stem = "staged"; break;
+    case cr::Form::StagedRegsWideWide: stem = "staged_regs_wide"; break;
+    case cr::Form::StagedRegsDeepWide: stem = "staged_regs_deep"; break;
     default: break;
     }
     const std::string name = "credit_" + k + "_" + stem;
-    if (f == Form::ControlSync || f == Form::ControlMbarrier)
+    if (f == cr::Form::ControlSync || f == cr::Form::ControlMbarrier)
       out.push_back(name);
-    else if (f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
-             f == Form::PersistentHalvesClaims)
+    else if (f == cr::Form::Persistent || f == cr::Form::PersistentHalves || f == cr::Form::PersistentClaims ||
+             f == cr::Form::PersistentHalvesClaims)
       out.push_back("credit_" + k + "_cluster_" + stem + "_v4" + cta);
     else
       for (const char *v : {"_v4", "_v1"})
@@ -90,23 +89,23 @@ std::vector<int> geometry(const ::credit::WorkloadGeometry &g) {
 
 using Names = std::vector<std::string>;
 
-const std::vector<Form> kAllForms256 = {
-    Form::ClusterSync, Form::ClusterMbarrier, Form::ClusterRegsSync, Form::ClusterRegsMbarrier,
-    Form::ClusterWideSync, Form::ClusterWideMbarrier, Form::Persistent, Form::PersistentHalves,
-    Form::PersistentClaims, Form::PersistentHalvesClaims, Form::ClusterPartialSync,
-    Form::ClusterPartialMbarrier, Form::Staged, Form::StagedRegs, Form::StagedRegsWide,
-    Form::StagedWide, Form::StagedRegsWideWide, Form::StagedRegsDeepWide, Form::Reread,
-    Form::ControlSync, Form::ControlMbarrier};
+const std::vector<cr::Form> kAllForms256 = {
+    cr::Form::ClusterSync, cr::Form::ClusterMbarrier, cr::Form::ClusterRegsSync, cr::Form::ClusterRegsMbarrier,
+    cr::Form::ClusterWideSync, cr::Form::ClusterWideMbarrier, cr::Form::Persistent, cr::Form::PersistentHalves,
+    cr::Form::PersistentClaims, cr::Form::PersistentHalvesClaims, cr::Form::ClusterPartialSync,
+    cr::Form::ClusterPartialMbarrier, cr::Form::Staged, cr::Form::StagedRegs, cr::Form::StagedRegsWide,
+    cr::Form::StagedWide, cr::Form::StagedRegsWideWide, cr::Form::StagedRegsDeepWide, cr::Form::Reread,
+    cr::Form::ControlSync, cr::Form::ControlMbarrier};
 
-std::vector<Form> without(std::initializer_list<Form> drop) {
-  std::vector<Form> out;
-  for (Form f : kAllForms256)
+std::vector<cr::Form> without(std::initializer_list<cr::Form> drop) {
+  std::vector<cr::Form> out;
+  for (cr::Form f : kAllForms256)
     if (!llvm::is_contained(drop, f))
       out.push_back(f);
   return out;
 }
 
-std::vector<Form> forms(const cr::KernelSchedule &s) { return {s.forms.begin(), s.forms.end()}; }
+std::vector<cr::Form> forms(const cr::KernelSchedule &s) { return {s.forms.begin(), s.forms.end()}; }
 
 } // namespace
 
@@ -129,7 +128,7 @@ TEST_CASE("schedule of layernorm", "[schedule]") {
   CHECK(geometry(s.geometry) == std::vector<int>{4, 2, 1, 2, 256, 2});
   CHECK(geometry(s.wideGeometry) == std::vector<int>{4, 2, 1, 2, 512, 2});
   CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 2, 1, 2, 256, 2});
-  CHECK(forms(s) == without({Form::ClusterPartialSync, Form::ClusterPartialMbarrier}));
+  CHECK(forms(s) == without({cr::Form::ClusterPartialSync, cr::Form::ClusterPartialMbarrier}));
   REQUIRE(s.passes.size() == 3);
   CHECK(s.passes[0].stage == 0);
   CHECK(s.passes[1].stage == 1);
@@ -172,7 +171,7 @@ TEST_CASE("schedule of lars", "[schedule]") {
   CHECK(geometry(s.geometry) == std::vector<int>{8, 1, 2, 2, 256, 1});
   CHECK(geometry(s.wideGeometry) == std::vector<int>{8, 1, 2, 2, 512, 1});
   CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 1, 2, 2, 256, 1});
-  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+  CHECK(forms(s) == without({cr::Form::StagedRegsDeepWide}));
 }
 
 TEST_CASE("schedule of pearson_bwd", "[schedule]") {
@@ -187,7 +186,7 @@ TEST_CASE("schedule of pearson_bwd", "[schedule]") {
   CHECK(s.onlyH.empty());
   CHECK(geometry(s.geometry) == std::vector<int>{8, 2, 3, 5, 256, 0});
   CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 2, 3, 5, 256, 0});
-  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+  CHECK(forms(s) == without({cr::Form::StagedRegsDeepWide}));
 }
 
 TEST_CASE("schedule of quant_int8", "[schedule]") {
@@ -198,7 +197,7 @@ TEST_CASE("schedule of quant_int8", "[schedule]") {
   CHECK(s.partialDrop == -1);
   CHECK(s.onlyH.empty());
   CHECK(geometry(s.geometry) == std::vector<int>{4, 1, 1, 1, 256, 0});
-  CHECK(forms(s) == without({Form::ClusterPartialSync, Form::ClusterPartialMbarrier}));
+  CHECK(forms(s) == without({cr::Form::ClusterPartialSync, cr::Form::ClusterPartialMbarrier}));
 }
 
 TEST_CASE("schedule of softmax_logits_bwd", "[schedule]") {
@@ -222,7 +221,7 @@ TEST_CASE("schedule of softmax_logits_bwd", "[schedule]") {
   CHECK(s.onlyH.empty());
   CHECK(geometry(s.geometry) == std::vector<int>{8, 3, 1, 3, 256, 0});
   CHECK(geometry(s.partialGeometry) == std::vector<int>{4, 3, 1, 3, 256, 0});
-  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+  CHECK(forms(s) == without({cr::Form::StagedRegsDeepWide}));
 }
 
 TEST_CASE("schedule of wvar_bwd", "[schedule]") {
@@ -234,7 +233,7 @@ TEST_CASE("schedule of wvar_bwd", "[schedule]") {
   REQUIRE(s.partialDrop == 1);
   CHECK(k->inputNames[s.partialDropInput()] == "w");
   CHECK(geometry(s.geometry) == std::vector<int>{8, 2, 2, 3, 256, 0});
-  CHECK(forms(s) == without({Form::StagedRegsDeepWide}));
+  CHECK(forms(s) == without({cr::Form::StagedRegsDeepWide}));
 }
 
 TEST_CASE("CTA sizes decide the register forms and the twins", "[schedule]") {
@@ -243,22 +242,22 @@ TEST_CASE("CTA sizes decide the register forms and the twins", "[schedule]") {
     cr::KernelSchedule s = k->schedule(512);
     CHECK(s.wideThreads == 0);
     CHECK(geometry(s.wideGeometry) == geometry(s.geometry));
-    CHECK(forms(s) == std::vector<Form>{Form::ClusterSync, Form::ClusterMbarrier, Form::ClusterRegsSync,
-                                        Form::ClusterRegsMbarrier, Form::Staged, Form::StagedRegs,
-                                        Form::StagedRegsWide, Form::Reread, Form::ControlSync,
-                                        Form::ControlMbarrier});
+    CHECK(forms(s) == std::vector<cr::Form>{cr::Form::ClusterSync, cr::Form::ClusterMbarrier, cr::Form::ClusterRegsSync,
+                                        cr::Form::ClusterRegsMbarrier, cr::Form::Staged, cr::Form::StagedRegs,
+                                        cr::Form::StagedRegsWide, cr::Form::Reread, cr::Form::ControlSync,
+                                        cr::Form::ControlMbarrier});
   }
   SECTION("1024 threads: neither register forms nor twins") {
     cr::KernelSchedule s = k->schedule(1024);
     CHECK(s.wideThreads == 0);
     CHECK(s.geometry.threads == 1024);
-    CHECK(forms(s) == std::vector<Form>{Form::ClusterSync, Form::ClusterMbarrier, Form::Staged,
-                                        Form::Reread, Form::ControlSync, Form::ControlMbarrier});
+    CHECK(forms(s) == std::vector<cr::Form>{cr::Form::ClusterSync, cr::Form::ClusterMbarrier, cr::Form::Staged,
+                                        cr::Form::Reread, cr::Form::ControlSync, cr::Form::ControlMbarrier});
   }
   SECTION("128 threads: twins of 256") {
     cr::KernelSchedule s = k->schedule(128);
     CHECK(s.wideThreads == 256);
-    CHECK(s.has(Form::Persistent));
+    CHECK(s.has(cr::Form::Persistent));
   }
   SECTION("an unsupported CTA size is an error") {
     CHECK(failed(cr::computeSchedule(k->kernel, 384)));
@@ -271,8 +270,8 @@ TEST_CASE("variant subsets filter the forms", "[schedule]") {
   auto v = cr::VariantSet::parse({"staged", "control"}, bad);
   REQUIRE(succeeded(v));
   cr::KernelSchedule s = k->schedule(256, *v);
-  CHECK(forms(s) == std::vector<Form>{Form::Staged, Form::StagedRegs, Form::StagedRegsWide, Form::StagedWide,
-                                      Form::StagedRegsWideWide, Form::ControlSync, Form::ControlMbarrier});
+  CHECK(forms(s) == std::vector<cr::Form>{cr::Form::Staged, cr::Form::StagedRegs, cr::Form::StagedRegsWide, cr::Form::StagedWide,
+                                      cr::Form::StagedRegsWideWide, cr::Form::ControlSync, cr::Form::ControlMbarrier});
   // The decisions do not depend on the subset.
   CHECK(s.partialDrop == 1);
   CHECK(s.materialized.size() == 1);
@@ -396,7 +395,7 @@ TEST_CASE("partial retention: the kept input with the fewest reads, ties to the 
         stage { s = sum(x) } y = x * s + w })");
     cr::KernelSchedule s = k->schedule();
     CHECK(s.partialDrop == -1);
-    CHECK_FALSE(s.has(Form::ClusterPartialSync));
+    CHECK_FALSE(s.has(cr::Form::ClusterPartialSync));
     CHECK(k->names(s.onlyH) == Names{"w"});
     CHECK(k->names(s.prefetchL2) == Names{"w"});
   }
@@ -412,11 +411,11 @@ TEST_CASE("no kept input: no persistent form, nothing to prefetch", "[schedule]"
   CHECK(s.smemSlot.empty());
   CHECK(s.partialDrop == -1);
   CHECK_FALSE(s.persistentPossible());
-  CHECK_FALSE(s.has(Form::Persistent));
+  CHECK_FALSE(s.has(cr::Form::Persistent));
   CHECK(k->names(s.onlyH) == Names{"w", "g"});
   CHECK(k->names(s.hoisted) == Names{"g"});
   CHECK(s.prefetchL2.empty());
-  CHECK_FALSE(s.has(Form::StagedRegsDeepWide));
+  CHECK_FALSE(s.has(cr::Form::StagedRegsDeepWide));
 }
 
 namespace {
