@@ -84,6 +84,10 @@ struct Options {
                                     "division (default: multiply by the row's reciprocal, computed "
                                     "once per row; within about 1 ulp)"),
                            cl::cat(category)};
+  cl::opt<bool> noStageOpt{"no-stage-opt",
+                           cl::desc("Keep the stages as written: no merging of independent stages, "
+                                    "no online max / sum-of-exp fusion (docs/dsl.md)"),
+                           cl::cat(category)};
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Device profile (JSON, credit-calibrate): also generate the model-driven dispatch "
@@ -246,6 +250,9 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.threads = opts.threads;
   pipeline.variants = opts.variants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
+  pipeline.stageOpt = !opts.noStageOpt;
+  // The CUDA generator does not print the online statistic yet.
+  pipeline.onlineStatistics = !wantCuda && !wantHeader;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   if ((wantCuda || wantHeader || wantReference) && c.kernels().size() > 1) {

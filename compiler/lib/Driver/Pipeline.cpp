@@ -81,6 +81,7 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
     // The divisor's element argument may now be dead: drop it.
     pm.addPass(mlir::createCanonicalizerPass());
   }
+  mlir::credit::buildStagePipeline(pm, options.stageOpt, options.onlineStatistics);
   if (options.analyze) {
     mlir::credit::AnalysisPipelineOptions analysis;
     analysis.target = options.arch;

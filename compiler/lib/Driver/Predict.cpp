@@ -73,6 +73,10 @@ struct PredictOptions {
   cl::opt<int> threads{"cta-threads",
                        cl::desc("Threads per CTA of the generated kernels (128, 256, 512, 1024)"),
                        cl::init(256), cl::cat(category)};
+  cl::opt<bool> noStageOpt{"no-stage-opt",
+                           cl::desc("The kernels were generated with --no-stage-opt (the stages "
+                                    "as written)"),
+                           cl::cat(category)};
 };
 
 } // namespace
@@ -147,6 +151,7 @@ int credit::predictMain(int argc, char **argv) {
   pipeline.N = opts.N;
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
+  pipeline.stageOpt = !opts.noStageOpt; // the generated kernels' stages
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();

@@ -11,7 +11,8 @@ using namespace credit;
 using namespace credit::ast;
 
 bool credit::isReduction(Builtin b) {
-  return b == Builtin::ReduceSum || b == Builtin::ReduceMax || b == Builtin::ReduceMin;
+  return b == Builtin::ReduceSum || b == Builtin::ReduceMax || b == Builtin::ReduceMin ||
+         b == Builtin::ReduceLogSumExp;
 }
 bool credit::isSelection(Builtin b) {
   return b == Builtin::Median || b == Builtin::Quantile || b == Builtin::TopK;
@@ -25,6 +26,7 @@ llvm::StringRef credit::builtinName(Builtin b) {
   case Builtin::ReduceSum: return "sum";
   case Builtin::ReduceMax: return "max";
   case Builtin::ReduceMin: return "min";
+  case Builtin::ReduceLogSumExp: return "logsumexp";
   case Builtin::Abs: return "abs";
   case Builtin::Exp: return "exp";
   case Builtin::Log: return "log";
@@ -54,7 +56,7 @@ namespace {
 const char *const kFunctionNames[] = {
     "sum",  "max",   "min",      "abs",      "exp",      "log",    "sqrt",     "rsqrt",
     "tanh", "sigmoid", "round",  "clamp",    "i8",       "f32",    "scan_sum", "scan_max",
-    "scan_min", "median", "quantile", "topk", "sort", "f16", "bf16"};
+    "scan_min", "median", "quantile", "topk", "sort", "logsumexp", "f16", "bf16"};
 
 bool isReservedName(llvm::StringRef n) {
   if (n == "N" || n == "i")
@@ -342,6 +344,7 @@ bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
                                  .Case("quantile", Builtin::Quantile)
                                  .Case("topk", Builtin::TopK)
                                  .Case("sort", Builtin::Sort)
+                                 .Case("logsumexp", Builtin::ReduceLogSumExp)
                                  .Default(std::nullopt);
   if (!b) {
     if (c.callee == "f16" || c.callee == "bf16") {
@@ -430,6 +433,7 @@ bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
   case Builtin::ReduceSum:
   case Builtin::ReduceMax:
   case Builtin::ReduceMin:
+  case Builtin::ReduceLogSumExp:
   case Builtin::Median:
     if (!requireF32(a0))
       return false;

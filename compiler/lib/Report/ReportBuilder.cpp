@@ -77,6 +77,7 @@ Report (::credit::buildReport)(Operation *op) {
       p.rowInputs = strings(d.get("reads"));
       p.broadcastInputs = strings(d.get("reads_broadcast"));
       p.scalarInputs = strings(d.get("reads_scalar"));
+      p.writes = strings(d.get("writes"));
       r.passes.push_back(std::move(p));
     }
   }
@@ -105,6 +106,49 @@ Report (::credit::buildReport)(Operation *op) {
         }
         r.legality.push_back(row);
       }
+  }
+  if (auto so = kernel->getAttrOfType<DictionaryAttr>("credit.stage_opt")) {
+    auto moved = so.getAs<ArrayAttr>("moved");
+    auto fused = so.getAs<ArrayAttr>("fused");
+    auto written = so.getAs<DictionaryAttr>("as_written");
+    if (written && ((moved && !moved.empty()) || (fused && !fused.empty()))) {
+      StageOptSummary sum;
+      sum.L = static_cast<int>(getInt(written, "L"));
+      if (auto q = written.getAs<DenseI64ArrayAttr>("q"))
+        for (int64_t v : q.asArrayRef())
+          sum.q.push_back(static_cast<int>(v));
+      sum.baseline = getInt(written, "baseline");
+      sum.cluster = getInt(written, "cluster");
+      sum.keep = getInt(written, "keep");
+      sum.reread = getInt(written, "reread");
+      sum.keptInputs = strings(written.get("kept"));
+      if (auto c = written.getAs<FloatAttr>("ceiling"))
+        sum.ceiling = c.getValueAsDouble();
+      sum.Ksync = static_cast<int>(getInt(written, "K_sync"));
+      sum.Kmbarrier = static_cast<int>(getInt(written, "K_mbarrier"));
+      auto location = [](DictionaryAttr d, StringRef key) {
+        auto l = d.getAs<LocationAttr>(key);
+        return l ? formatLoc(l) : std::string();
+      };
+      for (Attribute a : moved)
+        if (auto d = llvm::dyn_cast<DictionaryAttr>(a))
+          sum.moved.push_back({d.getAs<StringAttr>("statistic").str(),
+                               static_cast<int>(getInt(d, "from")), static_cast<int>(getInt(d, "to")),
+                               location(d, "location")});
+      for (Attribute a : fused)
+        if (auto d = llvm::dyn_cast<DictionaryAttr>(a)) {
+          StageOptSummary::Fusion f;
+          f.max = d.getAs<StringAttr>("max").str();
+          f.sums = strings(d.get("sums"));
+          f.stage = static_cast<int>(getInt(d, "stage"));
+          f.location = location(d, "location");
+          if (auto locs = d.getAs<ArrayAttr>("sum_locations"))
+            for (Attribute l : locs)
+              f.sumLocations.push_back(formatLoc(llvm::cast<LocationAttr>(l)));
+          sum.fused.push_back(std::move(f));
+        }
+      r.stageOpt = std::move(sum);
+    }
   }
   if (auto s = kernel->getAttrOfType<mlir::credit::ScheduleAttr>("credit.schedule")) {
     ScheduleSummary sum;

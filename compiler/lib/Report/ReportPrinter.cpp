@@ -16,6 +16,30 @@ std::string kib(long long bytes) {
     return llvm::formatv("{0} KiB", bytes / 1024).str();
   return llvm::formatv("{0:f1} KiB", bytes / 1024.0).str();
 }
+std::string list(const std::vector<int> &v) {
+  std::vector<std::string> s;
+  for (int x : v)
+    s.push_back(std::to_string(x));
+  return "[" + llvm::join(s, ", ") + "]";
+}
+
+void printStageOptText(const StageOptSummary &s, llvm::raw_ostream &os) {
+  os << "  as written     L = " << s.L << ", q = " << list(s.q) << "; baseline " << s.baseline
+     << ", cluster " << s.cluster << ", reread " << s.reread << ", keep " << s.keep
+     << llvm::formatv("; ceiling {0:f2}x; K sync {1}", s.ceiling, s.Ksync).str()
+     << " (--no-stage-opt runs this)\n";
+  for (const StageOptSummary::Fusion &f : s.fused) {
+    std::vector<std::string> sums;
+    for (size_t i = 0; i < f.sums.size(); ++i)
+      sums.push_back(f.sums[i] + (i < f.sumLocations.size() ? " (" + f.sumLocations[i] + ")" : ""));
+    os << "    fused        " << f.max << " (" << f.location << ") with " << llvm::join(sums, ", ")
+       << ": one online max / sum-of-exp statistic in stage " << f.stage << "\n";
+  }
+  for (const StageOptSummary::Move &m : s.moved)
+    os << "    moved        " << m.statistic << " from stage " << m.from << " to stage " << m.to << " ("
+       << m.location << ")\n";
+}
+
 void printScheduleText(const ScheduleSummary &s, llvm::raw_ostream &os) {
   os << "  schedule       " << s.threads << " threads per CTA";
   if (s.wideThreads)
@@ -74,6 +98,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
     os << llvm::formatv("    {0,-11}  reads {1}", p.pass, joinOr(p.rowInputs, "no row input"));
     if (!p.broadcastInputs.empty())
       os << "; broadcast " << llvm::join(p.broadcastInputs, ", ");
+    if (!p.writes.empty())
+      os << "; writes " << llvm::join(p.writes, ", ") << " (no statistic needed)";
     os << "\n";
   }
 
@@ -89,6 +115,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
                       r.ceiling);
   os << "  barriers K     sync " << r.Ksync << " (2 cluster barriers per stage), mbarrier "
      << r.Kmbarrier << " (one cluster barrier at set-up)\n";
+  if (r.stageOpt)
+    printStageOptText(*r.stageOpt, os);
 
   if (!r.target.empty()) {
     os << "  legality       Eq. 3 on " << r.target << ": keep*ceil(N/P) + S_scratch <= "
@@ -130,9 +158,16 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
       rows.push_back(s);
     for (auto &s : p.broadcastInputs)
       bcast.push_back(s);
-    passes.push_back(llvm::json::Object{{"pass", p.pass},
-                                        {"row_inputs", std::move(rows)},
-                                        {"broadcast_inputs", std::move(bcast)}});
+    llvm::json::Object pass{{"pass", p.pass},
+                            {"row_inputs", std::move(rows)},
+                            {"broadcast_inputs", std::move(bcast)}};
+    if (!p.writes.empty()) {
+      llvm::json::Array writes;
+      for (auto &s : p.writes)
+        writes.push_back(s);
+      pass["writes"] = std::move(writes);
+    }
+    passes.push_back(std::move(pass));
   }
   llvm::json::Array kept;
   for (auto &s : r.keptInputs)
@@ -184,6 +219,43 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
       leg["legal_P"] = std::move(legal);
     }
     out["legality"] = std::move(leg);
+  }
+  if (r.stageOpt) {
+    const StageOptSummary &s = *r.stageOpt;
+    llvm::json::Array wq, kept, moved, fused;
+    for (int v : s.q)
+      wq.push_back(v);
+    for (const std::string &k : s.keptInputs)
+      kept.push_back(k);
+    for (const StageOptSummary::Move &m : s.moved)
+      moved.push_back(llvm::json::Object{{"statistic", m.statistic},
+                                         {"from_stage", m.from},
+                                         {"to_stage", m.to},
+                                         {"location", m.location}});
+    for (const StageOptSummary::Fusion &f : s.fused) {
+      llvm::json::Array sums, locs;
+      for (const std::string &x : f.sums)
+        sums.push_back(x);
+      for (const std::string &x : f.sumLocations)
+        locs.push_back(x);
+      fused.push_back(llvm::json::Object{{"max", f.max},
+                                         {"sums", std::move(sums)},
+                                         {"stage", f.stage},
+                                         {"location", f.location},
+                                         {"sum_locations", std::move(locs)}});
+    }
+    out["as_written"] = llvm::json::Object{
+        {"L", s.L},
+        {"q", std::move(wq)},
+        {"K", llvm::json::Object{{"sync", s.Ksync}, {"mbarrier", s.Kmbarrier}}},
+        {"bytes_per_element", llvm::json::Object{{"baseline", s.baseline},
+                                                 {"cluster", s.cluster},
+                                                 {"keep", s.keep},
+                                                 {"reread", s.reread}}},
+        {"kept_inputs", std::move(kept)},
+        {"ceiling", s.ceiling},
+    };
+    out["stage_opt"] = llvm::json::Object{{"moved", std::move(moved)}, {"fused", std::move(fused)}};
   }
   if (r.schedule) {
     const ScheduleSummary &s = *r.schedule;

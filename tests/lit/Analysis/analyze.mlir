@@ -1,8 +1,9 @@
-// RUN: credit-opt %s --credit-analyze="target=sm_120 N=8192" --mlir-print-local-scope | FileCheck %s
-// RUN: credit-opt %s --credit-analyze | FileCheck %s --check-prefix=DEFAULT
+// RUN: credit-opt %s --credit-analyze="target=sm_120 N=8192 stage-opt=false" --mlir-print-local-scope | FileCheck %s
+// RUN: credit-opt %s --credit-analyze=stage-opt=false | FileCheck %s --check-prefix=DEFAULT
 
-// credit-analyze = canonicalize, CSE, canonicalize, then pass-access, traffic,
-// barriers, legality, classify and credit-schedule (what creditc runs). The input has
+// credit-analyze = canonicalize, CSE, canonicalize, credit-merge-stages (off
+// here: the stages as written), then pass-access, traffic, barriers,
+// legality, classify and credit-schedule (what creditc runs). The input has
 // dead code for the clean-up to remove first:
 //   * stage "dead" is unused and holds a stencil: it disappears, so the kernel
 //     is not a stencil and L counts 2 stages, not 3;

@@ -448,7 +448,7 @@ credit.kernel @output_in_stage {
 
 credit.kernel @yield_in_kernel {
   %n = credit.row_width : f32
-  // expected-error @+1 {{'credit.yield' op expects parent op to be one of 'credit.stage, credit.reduce, credit.select, credit.apply'}}
+  // expected-error @+1 {{'credit.yield' op expects parent op to be one of 'credit.stage, credit.reduce, credit.reduce_sumexp, credit.select, credit.apply'}}
   credit.yield %n : f32
 }
 

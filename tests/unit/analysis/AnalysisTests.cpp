@@ -93,7 +93,7 @@ TEST_CASE("a dead stage disappears: elementwise", "[analysis]") {
 TEST_CASE("broadcast vectors and per-row values are fixed traffic", "[analysis]") {
   Compiled k(R"(kernel k { in x : f32[N] in g : f32[N] broadcast in s : f32
       out y : f32[N] out r : f32
-      stage { m = sum(x * g) } stage { v = sum(x * x) }
+      stage { m = sum(x * g) } stage { v = sum(x * x * m) }
       y = x * g * m + s
       r = v })");
   auto t = cr::computeTraffic(k.kernel);

@@ -1,7 +1,8 @@
 //===- Pipeline.h - .credit text → analysed credit IR, as a library -*- C++ -*-===//
 //
 // The part of creditc every mode shares: parse, check, lower to the credit
-// dialect, canonicalize + CSE, run the analysis pipeline and credit-schedule. Used by the driver,
+// dialect, canonicalize + CSE, optimize the stage structure, run the analysis
+// pipeline and credit-schedule. Used by the driver,
 // the unit tests and anything embedding the compiler.
 //
 //===----------------------------------------------------------------------===//
@@ -32,8 +33,15 @@ struct PipelineOptions {
   int threads = 256;          // threads per CTA of the generated kernels
   std::vector<std::string> variants; // kernel families the schedule lists (empty: all)
   std::string kernel;         // only this kernel ("" = all)
-  bool analyze = true;        // false: stop after canonicalize + CSE (+ reciprocal-div)
+  bool analyze = true;        // false: stop before the analyses
   bool reciprocalDiv = true;  // credit-reciprocal-div (creditc --precise-div turns it off)
+  bool stageOpt = true;       // credit-merge-stages (creditc --no-stage-opt turns it off)
+  /// The consumer computes online statistics (credit.reduce_sumexp): max /
+  /// sum-of-exp stage pairs are fused. Off, every reduce_sumexp (a user's
+  /// lse) is split into its two-pass form. The CUDA generator does not print
+  /// the online statistic yet, hence off by default; creditc turns it on
+  /// where no CUDA is generated (the report, --emit=mlir, --emit=reference).
+  bool onlineStatistics = false;
 };
 
 /// One .credit buffer taken through the front end and the credit passes.

@@ -27,6 +27,9 @@ enum class Builtin {
   ReduceSum,
   ReduceMax,
   ReduceMin,
+  /// logsumexp(e) = log(sum(exp(e - m))) + m, m = max(e): one online
+  /// statistic (the max and the sum in one sweep).
+  ReduceLogSumExp,
   // Elementwise math.
   Abs,
   Exp,

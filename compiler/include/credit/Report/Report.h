@@ -26,6 +26,9 @@ struct PassReads {
   std::vector<std::string> rowInputs;
   std::vector<std::string> broadcastInputs;
   std::vector<std::string> scalarInputs;
+  /// The first stage's pass only: per-element outputs it writes because they
+  /// need no statistic (the workload then reads its row once).
+  std::vector<std::string> writes;
 };
 
 struct LegalityRow {
@@ -55,6 +58,32 @@ struct ScheduleSummary {
   std::vector<std::string> onlyH;       // inputs only h reads
   std::vector<std::string> hoisted;     // ... the broadcast ones
   std::vector<std::string> prefetchL2;  // ... the row ones the persistent form prefetches into L2
+};
+
+/// What credit-merge-stages changed (credit.stage_opt): the figures of the
+/// stages as written and, with source locations, the statistics that moved
+/// and the max / sum-of-exp pairs fused into one online statistic.
+struct StageOptSummary {
+  int L = 0;
+  std::vector<int> q;
+  long long baseline = 0, cluster = 0, keep = 0, reread = 0;
+  std::vector<std::string> keptInputs;
+  double ceiling = 1.0;
+  int Ksync = 0, Kmbarrier = 0;
+  struct Move {
+    std::string statistic;
+    int from = 0, to = 0; // stages, 1-based
+    std::string location;
+  };
+  std::vector<Move> moved;
+  struct Fusion {
+    std::string max;               // the max's statistic
+    std::vector<std::string> sums; // the statistics of the fused sums
+    int stage = 0;                 // where the online statistic runs
+    std::string location;          // the max
+    std::vector<std::string> sumLocations;
+  };
+  std::vector<Fusion> fused;
 };
 
 struct Report {
@@ -87,6 +116,8 @@ struct Report {
   std::vector<LegalityRow> legality;
 
   std::optional<ScheduleSummary> schedule; // accepted kernels only
+  /// Present when the stages that run differ from the stages as written.
+  std::optional<StageOptSummary> stageOpt;
 };
 
 /// Reads the analysis attributes of a `credit.kernel` op (after the analysis

@@ -237,6 +237,19 @@ mlir::Value KernelLowering::emitReduction(const CallExpr &c) {
     mlir::Value g = emitElem(*c.args[0], scope);
     rb.create<cr::YieldOp>(bl, g);
   };
+  if (bi == Builtin::ReduceLogSumExp) {
+    // log(s) + m of the online statistic (m, s) with pivot e and weight 1.
+    auto online = b.create<cr::ReduceSumExpOp>(
+        l, 1, operands, [&](mlir::OpBuilder &rb, mlir::Location bl, mlir::ValueRange args) {
+          RegionScope scope{rb, {}, {}};
+          for (size_t i = 0; i < free.size(); ++i)
+            scope.args[free[i]] = args[i];
+          mlir::Value e = emitElem(*c.args[0], scope);
+          rb.create<cr::YieldOp>(bl, mlir::ValueRange{e, constant(rb, bl, 1.0)});
+        });
+    mlir::Value logS = b.create<mlir::math::LogOp>(l, online.getSums()[0]);
+    return b.create<mlir::arith::AddFOp>(l, logS, online.getMax());
+  }
   if (isReduction(bi)) {
     cr::ReduceKind kind = bi == Builtin::ReduceSum   ? cr::ReduceKind::sum
                           : bi == Builtin::ReduceMax ? cr::ReduceKind::max

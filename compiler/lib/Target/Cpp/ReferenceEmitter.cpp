@@ -7,6 +7,7 @@
 #include "credit/Target/Cpp/ReferenceEmitter.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -174,32 +175,90 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
     if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
       os.indent(ind) << "// stage " << stage.getStageIndex() + 1 << "\n";
       auto reds = stage.getReductions();
-      std::vector<std::string> accs;
-      for (cr::ElementRegionOpInterface red : reds) {
-        auto r = llvm::dyn_cast<cr::ReduceOp>(red.getOperation());
-        if (!r)
-          return red->emitError("the reference emitter supports sum, max and min reductions only");
-        std::string acc = fresh();
-        const char *init = r.getKind() == cr::ReduceKind::sum   ? "0.0"
-                           : r.getKind() == cr::ReduceKind::max ? "-INFINITY"
-                                                                : "INFINITY";
-        os.indent(ind) << "double " << acc << " = " << init << ";\n";
-        accs.push_back(acc);
-      }
-      os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
-      for (auto [j, red] : llvm::enumerate(reds)) {
-        auto r = llvm::cast<cr::ReduceOp>(red.getOperation());
+      // Element arguments and the region's ops, evaluated at element i; with
+      // `only`, just what that value is computed from.
+      auto emitElement = [&](cr::ElementRegionOpInterface r,
+                             mlir::Value only = nullptr) -> mlir::LogicalResult {
         mlir::Block &body = r.getBodyBlock();
+        llvm::DenseSet<mlir::Value> needed;
+        llvm::SmallVector<mlir::Value> work;
+        if (only)
+          work.push_back(only);
+        while (!work.empty()) {
+          mlir::Value v = work.pop_back_val();
+          if (!needed.insert(v).second)
+            continue;
+          if (mlir::Operation *def = v.getDefiningOp())
+            for (mlir::Value operand : def->getOperands())
+              work.push_back(operand);
+        }
         for (mlir::BlockArgument arg : body.getArguments()) {
+          if (only && !needed.contains(arg))
+            continue;
           std::string v = fresh();
           os.indent(ind + 2) << "const double " << v << " = " << elementRef(r.getInputForArg(arg))
                              << ";\n";
           names[arg] = v;
         }
-        if (failed(emitBlockBody(body, ind + 2)))
+        for (mlir::Operation &op : body.without_terminator())
+          if (!only || (op.getNumResults() && needed.contains(op.getResult(0))))
+            if (failed(emitOp(op, ind + 2)))
+              return mlir::failure();
+        return mlir::success();
+      };
+      // An online statistic (reduce_sumexp) is its two-pass definition:
+      // m = max(p) in a loop of its own, then s_j = sum(w_j * exp(p - m)).
+      for (cr::ElementRegionOpInterface red : reds) {
+        auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(red.getOperation());
+        if (!online)
+          continue;
+        std::string m = fresh();
+        os.indent(ind) << "double " << m << " = -INFINITY;  // max of the pivot\n";
+        os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
+        if (failed(emitElement(red, online.getPivot())))
           return mlir::failure();
+        os.indent(ind + 2) << m << " = std::fmax(" << m << ", " << name(online.getPivot()) << ");\n";
+        os.indent(ind) << "}\n";
+        names[online.getMax()] = m;
+      }
+      std::vector<std::vector<std::string>> accs;
+      for (cr::ElementRegionOpInterface red : reds) {
+        std::vector<std::string> acc;
+        if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(red.getOperation())) {
+          for (mlir::Value s : online.getSums()) {
+            acc.push_back(fresh());
+            os.indent(ind) << "double " << acc.back() << " = 0.0;\n";
+            names[s] = acc.back();
+          }
+          accs.push_back(acc);
+          continue;
+        }
+        auto r = llvm::dyn_cast<cr::ReduceOp>(red.getOperation());
+        if (!r)
+          return red->emitError("the reference emitter supports sum, max and min reductions only");
+        const char *init = r.getKind() == cr::ReduceKind::sum   ? "0.0"
+                           : r.getKind() == cr::ReduceKind::max ? "-INFINITY"
+                                                                : "INFINITY";
+        acc.push_back(fresh());
+        os.indent(ind) << "double " << acc.back() << " = " << init << ";\n";
+        accs.push_back(acc);
+      }
+      os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
+      for (auto [j, red] : llvm::enumerate(reds)) {
+        if (failed(emitElement(red)))
+          return mlir::failure();
+        if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(red.getOperation())) {
+          std::string e = fresh();
+          os.indent(ind + 2) << "const double " << e << " = std::exp(" << name(online.getPivot())
+                             << " - " << names[online.getMax()] << ");\n";
+          for (unsigned k = 0; k < online.getNumSums(); ++k)
+            os.indent(ind + 2) << accs[j][k] << " += " << name(online.getWeight(k)) << " * " << e
+                               << ";\n";
+          continue;
+        }
+        auto r = llvm::cast<cr::ReduceOp>(red.getOperation());
         std::string g = name(r.getYieldedValues()[0]);
-        const std::string &acc = accs[j];
+        const std::string &acc = accs[j][0];
         switch (r.getKind()) {
         case cr::ReduceKind::sum: os.indent(ind + 2) << acc << " += " << g << ";\n"; break;
         case cr::ReduceKind::max: os.indent(ind + 2) << acc << " = std::fmax(" << acc << ", " << g << ");\n"; break;
@@ -208,7 +267,8 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
       }
       os.indent(ind) << "}\n";
       for (auto [j, red] : llvm::enumerate(reds))
-        names[red->getResult(0)] = accs[j];
+        if (llvm::isa<cr::ReduceOp>(red.getOperation()))
+          names[red->getResult(0)] = accs[j][0];
       // Row-level post-math of the stage.
       for (mlir::Operation &inner : stage.getBodyBlock().without_terminator())
         if (!llvm::isa<cr::ElementRegionOpInterface>(inner) && failed(emitOp(inner, ind)))

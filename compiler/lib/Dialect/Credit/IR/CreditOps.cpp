@@ -162,7 +162,9 @@ static void printSelectKindAndParam(OpAsmPrinter &p, Operation *,
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static bool isReduction(Operation *op) { return isa<ReduceOp, SelectOp>(op); }
+static bool isReduction(Operation *op) {
+  return isa<ReduceOp, ReduceSumExpOp, SelectOp>(op);
+}
 
 /// Creates the single block of `region` with one element argument per input.
 static Block *createElementBlock(OpBuilder &builder, Region *region,
@@ -390,6 +392,13 @@ SmallVector<ElementRegionOpInterface> StageOp::getReductions() {
   return result;
 }
 
+unsigned StageOp::getNumStatistics() {
+  unsigned q = 0;
+  for (ElementRegionOpInterface red : getReductions())
+    q += red->getNumResults();
+  return q;
+}
+
 void StageOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   ArrayAttr names = getNames();
   for (OpResult res : getResults())
@@ -555,6 +564,89 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// ReduceSumExpOp
+//===----------------------------------------------------------------------===//
+
+void ReduceSumExpOp::build(
+    OpBuilder &builder, OperationState &state, unsigned numSums,
+    ValueRange inputs,
+    function_ref<void(OpBuilder &, Location, ValueRange)> bodyBuilder) {
+  state.addOperands(inputs);
+  state.addTypes(SmallVector<Type>(1 + numSums, builder.getF32Type()));
+  Block *block = createElementBlock(builder, state.addRegion(), inputs);
+  runBodyBuilder(builder, state.location, block, bodyBuilder);
+}
+
+YieldOp ReduceSumExpOp::getYieldOp() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+Value ReduceSumExpOp::getPivot() { return getYieldOp().getOperand(0); }
+Value ReduceSumExpOp::getWeight(unsigned j) {
+  return getYieldOp().getOperand(1 + j);
+}
+
+LogicalResult ReduceSumExpOp::verify() {
+  if (failed(verifyElementRegion(*this, getInputs(), getBodyRegion())) ||
+      failed(verifyNoNestedReduction(getBodyRegion(),
+                                     "reduction nested in a reduction")))
+    return failure();
+  if (getNumResults() < 2)
+    return emitOpError("expects the max and at least one sum, got ")
+           << getNumResults() << " result(s)";
+  YieldOp y = getYieldOp();
+  if (y.getNumOperands() != getNumResults() ||
+      llvm::any_of(y.getOperandTypes(), [](Type t) { return !t.isF32(); }))
+    return emitOpError("element region must yield the pivot and one weight "
+                       "per sum (")
+           << getNumResults() << " f32 values)";
+  return success();
+}
+
+namespace {
+/// Drops the weights of sums nothing uses; with no sum left, the statistic
+/// is the plain max of the pivot.
+struct DropUnusedSums : OpRewritePattern<ReduceSumExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceSumExpOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> live;
+    for (auto [j, s] : llvm::enumerate(op.getSums()))
+      if (!s.use_empty())
+        live.push_back(j);
+    if (live.size() == op.getNumSums())
+      return failure();
+    YieldOp yield = op.getYieldOp();
+    Operation *replacement;
+    if (live.empty())
+      replacement = rewriter.create<ReduceOp>(op.getLoc(), ReduceKind::max,
+                                              op.getInputs());
+    else
+      replacement = rewriter.create<ReduceSumExpOp>(op.getLoc(), live.size(),
+                                                    op.getInputs());
+    replacement->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    Block &newBody = replacement->getRegion(0).front();
+    rewriter.mergeBlocks(&op.getBodyBlock(), &newBody, newBody.getArguments());
+    // Read the yielded values after the merge: block arguments were replaced.
+    SmallVector<Value> yielded{yield.getOperand(0)};
+    for (unsigned j : live)
+      yielded.push_back(yield.getOperand(1 + j));
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(yielded); });
+    rewriter.replaceAllUsesWith(op.getMax(), replacement->getResult(0));
+    for (auto [k, j] : llvm::enumerate(live))
+      rewriter.replaceAllUsesWith(op.getSums()[j], replacement->getResult(1 + k));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void ReduceSumExpOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *context) {
+  results.add<SimplifyElementArgs<ReduceSumExpOp>, DropUnusedSums>(context);
+}
+
+//===----------------------------------------------------------------------===//
 // SelectOp
 //===----------------------------------------------------------------------===//
 
@@ -673,7 +765,7 @@ void ApplyOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 static LogicalResult verifyInElementRegion(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
-    if (isa<ReduceOp, SelectOp, ApplyOp>(p))
+    if (isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(p))
       return success();
     if (isa<StageOp, KernelOp>(p))
       break;
@@ -688,7 +780,7 @@ LogicalResult SortOp::verify() { return verifyInElementRegion(*this); }
 
 LogicalResult NeighborOp::verify() {
   Operation *parent = (*this)->getParentOp();
-  if (!parent || !isa<ReduceOp, SelectOp, ApplyOp>(parent))
+  if (!parent || !isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(parent))
     return emitOpError("must be directly inside a credit.reduce, "
                        "credit.select or credit.apply region");
   auto arg = dyn_cast<BlockArgument>(getInput());

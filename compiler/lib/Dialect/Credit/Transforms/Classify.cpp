@@ -13,7 +13,8 @@
 //              with N;
 //   elementwise no stage: the row is read once, there is no statistic;
 //   one-pass   no row input is read by two passes: b_reread = 0, nothing to
-//              amortize.
+//              amortize (outputs that need no statistic count as written in
+//              the first pass, computePassAccess).
 // The first structural construct in source order decides the category; the
 // location names it. Runs after canonicalization, so dead code does not count.
 //
@@ -105,7 +106,15 @@ std::string describeReads(llvm::ArrayRef<PassAccess> passes) {
     std::vector<std::string> names;
     for (InputOp in : p.rowInputs)
       names.push_back(in.getName().str());
-    parts.push_back(p.name + " reads " + (names.empty() ? "no row input" : llvm::join(names, ", ")));
+    std::string part = p.name + " reads " + (names.empty() ? "no row input" : llvm::join(names, ", "));
+    if (!p.firstPassOutputs.empty()) {
+      std::vector<std::string> outs;
+      for (OutputOp out : p.firstPassOutputs)
+        outs.push_back(out.getName().str());
+      part += " and writes " + llvm::join(outs, ", ") + ", which " +
+              (outs.size() == 1 ? "depends" : "depend") + " on no statistic";
+    }
+    parts.push_back(part);
   }
   return llvm::join(parts, "; ");
 }
@@ -136,13 +145,17 @@ Classification mlir::credit::classify(KernelOp kernel) {
             "and nothing is re-read (b_reread = 0); clustering cannot reduce traffic",
             loc};
   }
-  // 3. Statistics, but no row input read by two passes.
+  // 3. Statistics, but no row input read by two passes. Located at the first
+  // output written in the first pass where there is one (what made h's
+  // re-read unnecessary), else at the first reduction of the first stage.
   if (t.reread == 0) {
     Location loc = kernel.getLoc();
     for (const PassAccess &p : passes)
       if (auto stage = llvm::dyn_cast<StageOp>(p.op)) {
         auto reds = stage.getReductions();
-        loc = reds.empty() ? stage.getLoc() : reds.front()->getLoc();
+        loc = !p.firstPassOutputs.empty() ? p.firstPassOutputs.front()->getLoc()
+              : reds.empty()              ? stage.getLoc()
+                                          : reds.front()->getLoc();
         break;
       }
     return {"one-pass",

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
+#include "credit/Dialect/Credit/Transforms/StageStructure.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -58,6 +59,16 @@ static void addRegionReads(ElementRegionOpInterface op, llvm::SetVector<Operatio
   }
 }
 
+/// Inputs the element expression of apply result `result` reads.
+static void addOutputReads(ApplyOp apply, unsigned result, llvm::SetVector<Operation *> &inputs) {
+  Block &body = apply.getBodyBlock();
+  llvm::SetVector<Value> live = backwardSlice(body, apply.getYieldOp().getOperand(result));
+  for (BlockArgument arg : body.getArguments())
+    if (live.contains(arg))
+      if (auto in = apply.getOperand(arg.getArgNumber()).getDefiningOp<InputOp>())
+        inputs.insert(in);
+}
+
 static void fill(PassAccess &pass, const llvm::SetVector<Operation *> &inputs) {
   for (Operation *op : inputs) {
     auto in = llvm::cast<InputOp>(op);
@@ -88,7 +99,7 @@ llvm::SmallVector<PassAccess> mlir::credit::computePassAccess(KernelOp kernel) {
       llvm::SetVector<Value> live = backwardSlice(stage.getBodyBlock(), usedStats);
       llvm::SetVector<Operation *> inputs;
       for (ElementRegionOpInterface red : stage.getReductions())
-        if (live.contains(red->getResult(0)))
+        if (llvm::any_of(red->getResults(), [&](Value r) { return live.contains(r); }))
           addRegionReads(red, inputs);
       // Per-row scalars the stage's row-level math uses directly.
       for (Value v : live)
@@ -101,15 +112,64 @@ llvm::SmallVector<PassAccess> mlir::credit::computePassAccess(KernelOp kernel) {
       passes.push_back(std::move(pass));
     }
   }
-  if (ApplyOp apply = kernel.getApplyOp()) {
-    llvm::SetVector<Operation *> inputs;
-    addRegionReads(llvm::cast<ElementRegionOpInterface>(apply.getOperation()), inputs);
-    PassAccess pass;
-    pass.name = "h";
-    pass.op = apply;
-    fill(pass, inputs);
-    passes.push_back(std::move(pass));
+  ApplyOp apply = kernel.getApplyOp();
+  if (!apply)
+    return passes;
+  llvm::SetVector<Operation *> inputs;
+  addRegionReads(llvm::cast<ElementRegionOpInterface>(apply.getOperation()), inputs);
+  PassAccess h;
+  h.name = "h";
+  h.op = apply;
+  fill(h, inputs);
+  if (passes.empty()) {
+    passes.push_back(std::move(h));
+    return passes;
   }
+
+  // Outputs that need no statistic, written in the first pass.
+  llvm::SmallVector<OutputOp> free;
+  llvm::SetVector<Operation *> firstExtra, hInputs;
+  for (const OutputDependence &d : computeStatisticDependences(kernel).outputs) {
+    auto res = llvm::dyn_cast<OpResult>(d.output.getValue());
+    if (!res || res.getOwner() != apply.getOperation())
+      continue;
+    if (d.dependsOn.empty()) {
+      free.push_back(d.output);
+      addOutputReads(apply, res.getResultNumber(), firstExtra);
+    } else {
+      addOutputReads(apply, res.getResultNumber(), hInputs);
+    }
+  }
+  if (!free.empty()) {
+    llvm::SmallVector<PassAccess> alt(passes.begin(), passes.end());
+    PassAccess &first = alt.front();
+    llvm::SetVector<Operation *> firstInputs;
+    for (auto list : {llvm::ArrayRef<InputOp>(first.rowInputs), llvm::ArrayRef<InputOp>(first.broadcastInputs),
+                      llvm::ArrayRef<InputOp>(first.scalarInputs)})
+      for (InputOp in : list)
+        firstInputs.insert(in);
+    firstInputs.insert(firstExtra.begin(), firstExtra.end());
+    first.rowInputs.clear();
+    first.broadcastInputs.clear();
+    first.scalarInputs.clear();
+    fill(first, firstInputs);
+    first.firstPassOutputs.assign(free.begin(), free.end());
+    if (free.size() < apply.getNumResults()) {
+      PassAccess rest;
+      rest.name = "h";
+      rest.op = apply;
+      fill(rest, hInputs);
+      alt.push_back(std::move(rest));
+    }
+    llvm::DenseMap<Operation *, int> readers;
+    bool reread = false;
+    for (const PassAccess &p : alt)
+      for (InputOp in : p.rowInputs)
+        reread |= ++readers[in] > 1;
+    if (!reread)
+      return alt;
+  }
+  passes.push_back(std::move(h));
   return passes;
 }
 
@@ -129,12 +189,19 @@ struct CreditPassAccessPass
     for (const PassAccess &pass : computePassAccess(kernel)) {
       pass.op->setAttr("credit.reads", names(pass.rowInputs));
       pass.op->setAttr("credit.reads_broadcast", names(pass.broadcastInputs));
-      summary.push_back(b.getDictionaryAttr({
+      llvm::SmallVector<NamedAttribute> entry{
           b.getNamedAttr("pass", b.getStringAttr(pass.name)),
           b.getNamedAttr("reads", names(pass.rowInputs)),
           b.getNamedAttr("reads_broadcast", names(pass.broadcastInputs)),
           b.getNamedAttr("reads_scalar", names(pass.scalarInputs)),
-      }));
+      };
+      if (!pass.firstPassOutputs.empty()) {
+        llvm::SmallVector<Attribute> outs;
+        for (OutputOp out : pass.firstPassOutputs)
+          outs.push_back(b.getStringAttr(out.getName()));
+        entry.push_back(b.getNamedAttr("writes", b.getArrayAttr(outs)));
+      }
+      summary.push_back(b.getDictionaryAttr(entry));
     }
     kernel->setAttr("credit.passes", b.getArrayAttr(summary));
     markAllAnalysesPreserved();

@@ -21,6 +21,17 @@ void mlir::credit::buildCanonicalizationPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void mlir::credit::buildStagePipeline(OpPassManager &pm, bool stageOpt, bool online) {
+  OpPassManager &kpm = pm.nest<KernelOp>();
+  if (!online)
+    kpm.addPass(createCreditSplitSumExp());
+  if (stageOpt) {
+    CreditMergeStagesOptions merge;
+    merge.fuseOnline = online;
+    kpm.addPass(createCreditMergeStages(merge));
+  }
+}
+
 void mlir::credit::buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipelineOptions &opts) {
   OpPassManager &kpm = pm.nest<KernelOp>();
   kpm.addPass(createCreditPassAccess());
@@ -42,9 +53,11 @@ void mlir::credit::buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipeli
 void mlir::credit::registerCreditPipelines() {
   PassPipelineRegistration<AnalysisPipelineOptions>(
       "credit-analyze",
-      "Canonicalize, CSE, then every credit analysis pass and credit-schedule (what creditc runs)",
+      "Canonicalize, CSE, credit-merge-stages, then every credit analysis pass and "
+      "credit-schedule (what creditc runs)",
       [](OpPassManager &pm, const AnalysisPipelineOptions &opts) {
         buildCanonicalizationPipeline(pm);
+        buildStagePipeline(pm, opts.stageOpt, opts.online);
         buildAnalysisPipeline(pm, opts);
       });
 }

@@ -38,7 +38,7 @@ Traffic mlir::credit::computeTraffic(KernelOp kernel) {
       scalarsRead.insert(in);
     if (auto stage = llvm::dyn_cast<StageOp>(p.op)) {
       ++t.L;
-      t.q.push_back(static_cast<int>(stage.getReductions().size()));
+      t.q.push_back(static_cast<int>(stage.getNumStatistics()));
     }
   }
   for (auto &[op, count] : readers) {

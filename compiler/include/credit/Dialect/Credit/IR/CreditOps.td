@@ -332,8 +332,11 @@ def Credit_StageOp : Credit_Op<"stage", [
     ::llvm::StringRef getResultName(unsigned i);
     /// Position of this stage among the stages of its kernel (0-based).
     unsigned getStageIndex();
-    /// ReduceOps and SelectOps of the stage, in order.
+    /// ReduceOps, ReduceSumExpOps and SelectOps of the stage, in order.
     ::llvm::SmallVector<ElementRegionOpInterface> getReductions();
+    /// q: the scalar statistics the stage's reductions produce (one per
+    /// reduce / select, 1 + k per reduce_sumexp), i.e. its partials.
+    unsigned getNumStatistics();
   }];
 }
 
@@ -381,6 +384,52 @@ def Credit_ReduceOp : Credit_ElementRegionOp<"reduce", [HasParent<"StageOp">]> {
            "::mlir::ValueRange)>", "nullptr">:$bodyBuilder)>
   ];
   let extraClassDeclaration = elementRegionDecls;
+}
+
+def Credit_ReduceSumExpOp
+    : Credit_ElementRegionOp<"reduce_sumexp", [HasParent<"StageOp">]> {
+  let summary = "online statistic: the max of a pivot and sums of weighted "
+                "exponentials relative to it, in one sweep";
+  let description = [{
+    ```
+    %m, %s = credit.reduce_sumexp (%x, %dy) : (!credit.row<f32>, !credit.row<f32>) -> (f32, f32) {
+    ^bb0(%xe: f32, %dye: f32):
+      credit.yield %xe, %dye : f32, f32
+    }
+    ```
+    The region yields the pivot p and k >= 1 weights w_1..w_k; the results
+    are m = max_i p_i (the `max` reduction: identity -inf, a NaN pivot is
+    ignored) and s_j = sum_i w_j,i * exp(p_i - m). Its value is exactly the
+    two-pass definition (a `max` stage, then a stage of sums), special
+    values included: when m is +-inf every s_j is NaN. It is computed in one
+    sweep with the associative combine on (m, s_1..s_k):
+    (m1, s1) + (m2, s2) = (M, s1 * exp(m1 - M) + s2 * exp(m2 - M)),
+    M = max(m1, m2), where exp(mi - M) is taken as 1 when mi == M.
+  }];
+  let arguments = (ins Variadic<Credit_RowOrF32>:$inputs);
+  let results = (outs Variadic<F32>:$results);
+  let assemblyFormat = [{
+    ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+    $bodyRegion
+  }];
+  let builders = [
+    // `numSums` sums (k); creates the body block with one element argument
+    // per input. If `bodyBuilder` is given it must create the credit.yield of
+    // the pivot and the k weights.
+    OpBuilder<(ins "unsigned":$numSums, "::mlir::ValueRange":$inputs,
+      CArg<"::llvm::function_ref<void(::mlir::OpBuilder &, ::mlir::Location, "
+           "::mlir::ValueRange)>", "nullptr">:$bodyBuilder)>
+  ];
+  let extraClassDeclaration = elementRegionDecls # [{
+    /// m, the max of the pivot.
+    ::mlir::Value getMax() { return getResult(0); }
+    /// s_1..s_k.
+    ::mlir::ResultRange getSums() { return getResults().drop_front(); }
+    unsigned getNumSums() { return getNumResults() - 1; }
+    /// The pivot p and weight j inside the region.
+    ::mlir::Value getPivot();
+    ::mlir::Value getWeight(unsigned j);
+  }];
 }
 
 def Credit_SelectOp : Credit_ElementRegionOp<"select", [HasParent<"StageOp">]> {
@@ -458,7 +507,7 @@ def Credit_OutputOp : Credit_Op<"output", [
 
 def Credit_YieldOp : Credit_Op<"yield", [
     Pure, ReturnLike, Terminator,
-    ParentOneOf<["StageOp", "ReduceOp", "SelectOp", "ApplyOp"]>]> {
+    ParentOneOf<["StageOp", "ReduceOp", "ReduceSumExpOp", "SelectOp", "ApplyOp"]>]> {
   let summary = "terminator of stage / reduce / select / apply regions";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";

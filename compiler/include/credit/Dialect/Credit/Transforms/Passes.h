@@ -27,6 +27,13 @@ struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOpti
                     llvm::cl::init(0)};
   Option<int> threads{*this, "threads", llvm::cl::desc("Threads per CTA (128, 256, 512, 1024)"),
                       llvm::cl::init(256)};
+  Option<bool> stageOpt{*this, "stage-opt",
+                        llvm::cl::desc("Run credit-merge-stages before the analyses"),
+                        llvm::cl::init(true)};
+  Option<bool> online{*this, "online",
+                      llvm::cl::desc("Keep and create online statistics (credit.reduce_sumexp); "
+                                     "false: split them into their two-pass form"),
+                      llvm::cl::init(true)};
   ListOption<std::string> variants{
       *this, "variants",
       llvm::cl::desc("Kernel families the schedule lists: cluster, staged, reread, control (default all)")};
@@ -34,6 +41,11 @@ struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOpti
 
 /// canonicalize, cse, canonicalize: what `--emit=mlir` prints after.
 void buildCanonicalizationPipeline(OpPassManager &pm);
+/// The stage structure, nested on every credit.kernel: credit-split-sumexp
+/// unless `online` (the consumer computes credit.reduce_sumexp), then, with
+/// `stageOpt`, credit-merge-stages (fusing max / sum-of-exp pairs if
+/// `online`).
+void buildStagePipeline(OpPassManager &pm, bool stageOpt, bool online);
 /// The analysis passes, in order, then credit-schedule, nested on every
 /// credit.kernel.
 void buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipelineOptions &opts);

@@ -30,6 +30,41 @@ def CreditReciprocalDiv : Pass<"credit-reciprocal-div", "::mlir::credit::KernelO
   let dependentDialects = ["::mlir::credit::CreditDialect", "::mlir::arith::ArithDialect"];
 }
 
+def CreditMergeStages : Pass<"credit-merge-stages", "::mlir::credit::KernelOp"> {
+  let summary = "Moves every statistic to the earliest stage that can compute "
+                "it; fuses a max with a sum of exponentials relative to it";
+  let description = [{
+    A statistic joins stage l when every row-level value its reduction terms
+    need is known before stage l's pass (its post-computation may also use
+    the statistics of stage l); the statistics of a stage that share an op
+    move together, and stages left empty disappear. Each statistic keeps its
+    reductions and post-computation op for op. With `fuse-online`, a sum
+    `sum(exp(p - m))`, `sum(w * exp(p - m))` or `sum(exp(p - m) * w)` whose
+    m is exactly `max(p)` of an earlier stage, with w known before the max's
+    stage, joins the max as one `credit.reduce_sumexp`. Records the figures as
+    written, the moves and the fusions as `credit.stage_opt` on the kernel
+    (docs/dsl.md, "Stage optimization").
+  }];
+  let options = [
+    Option<"fuseOnline", "fuse-online", "bool", /*default=*/"true",
+           "Fuse max / sum-of-exp stage pairs into credit.reduce_sumexp">,
+  ];
+  let dependentDialects = ["::mlir::credit::CreditDialect", "::mlir::arith::ArithDialect"];
+}
+
+def CreditSplitSumExp : Pass<"credit-split-sumexp", "::mlir::credit::KernelOp"> {
+  let summary = "Each credit.reduce_sumexp becomes its two-pass form: a max "
+                "stage, then the sums";
+  let description = [{
+    For consumers that do not compute the online statistic: the max of the
+    pivot moves to a new stage right before, and each sum becomes
+    `credit.reduce <sum>` of `w * exp(p - m)` (`exp(p - m)` for a weight of
+    1), the definition of the statistic.
+  }];
+  let dependentDialects = ["::mlir::credit::CreditDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 // Analysis passes, in pipeline order. Each records its result as discardable
 // `credit.*` attributes on the kernel (docs/report.md).
 

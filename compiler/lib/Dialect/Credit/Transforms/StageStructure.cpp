@@ -1,0 +1,387 @@
+//===- StageStructure.cpp - Dependences of statistics, the stage plan -----===//
+//
+// The dependence analysis over statistics, the recognition of a sum of
+// exponentials relative to a max, and the plan credit-merge-stages carries
+// out: the earliest stage of every statistic (StageStructure.h).
+//
+//===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/Transforms/StageStructure.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::credit;
+
+namespace {
+
+bool isReductionOp(Operation *op) { return llvm::isa<ReduceOp, ReduceSumExpOp, SelectOp>(op); }
+
+/// Ops of `block` from which `root` is computed, in block order (values
+/// defined outside the block end the walk).
+llvm::SmallVector<Operation *> sliceInBlock(Block &block, Value root) {
+  llvm::SetVector<Operation *> ops;
+  llvm::SmallVector<Value> work{root};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &block || !ops.insert(def))
+      continue;
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  llvm::SmallVector<Operation *> sorted(ops.begin(), ops.end());
+  llvm::sort(sorted, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return sorted;
+}
+
+/// Statistics `v` is computed from, through row-level math and the operands
+/// of reductions; stops at stage results.
+void collectStatistics(Value v, const StatisticDependences &deps, llvm::DenseSet<Value> &seen,
+                       llvm::SmallVectorImpl<unsigned> &out) {
+  if (!seen.insert(v).second)
+    return;
+  int index = deps.indexOf(v);
+  if (index >= 0) {
+    if (!llvm::is_contained(out, static_cast<unsigned>(index)))
+      out.push_back(static_cast<unsigned>(index));
+    return;
+  }
+  if (Operation *def = v.getDefiningOp())
+    for (Value operand : def->getOperands())
+      collectStatistics(operand, deps, seen, out);
+}
+
+/// Whether `v`, inside an element region, is computed from block argument
+/// `arg`.
+bool usesArg(Value v, BlockArgument arg) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    if (cur == arg)
+      return true;
+    if (!seen.insert(cur).second)
+      continue;
+    if (Operation *def = cur.getDefiningOp())
+      for (Value operand : def->getOperands())
+        work.push_back(operand);
+  }
+  return false;
+}
+
+using ExprMemo = llvm::DenseMap<std::pair<Value, Value>, bool>;
+
+bool sameElementExpr(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb,
+                     ExprMemo &memo);
+
+/// One step of sameElementExpr: a and b are the same argument, or the same op
+/// over operands that are the same expressions.
+bool sameElementStep(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb,
+                     ExprMemo &memo) {
+  auto argA = llvm::dyn_cast<BlockArgument>(a);
+  auto argB = llvm::dyn_cast<BlockArgument>(b);
+  if (argA || argB) {
+    if (!argA || !argB || argA.getOwner() != &ra.getBodyBlock() ||
+        argB.getOwner() != &rb.getBodyBlock())
+      return false;
+    return ra.getInputForArg(argA) == rb.getInputForArg(argB);
+  }
+  Operation *da = a.getDefiningOp();
+  Operation *db = b.getDefiningOp();
+  if (!da || !db || da->getName() != db->getName() ||
+      da->getAttrDictionary() != db->getAttrDictionary() ||
+      da->getNumOperands() != db->getNumOperands() || da->getNumRegions() || db->getNumRegions() ||
+      da->getResultTypes() != db->getResultTypes() ||
+      llvm::cast<OpResult>(a).getResultNumber() != llvm::cast<OpResult>(b).getResultNumber())
+    return false;
+  for (auto [x, y] : llvm::zip(da->getOperands(), db->getOperands()))
+    if (!sameElementExpr(x, ra, y, rb, memo))
+      return false;
+  return true;
+}
+
+/// The same element expression: the same ops with the same attributes over
+/// the same outer operands (block arguments standing for the same value).
+/// Expressions are DAGs: `memo` keeps the pairs already compared.
+bool sameElementExpr(Value a, ElementRegionOpInterface ra, Value b, ElementRegionOpInterface rb,
+                     ExprMemo &memo) {
+  auto known = memo.find({a, b});
+  if (known != memo.end())
+    return known->second;
+  bool same = sameElementStep(a, ra, b, rb, memo);
+  memo[{a, b}] = same;
+  return same;
+}
+
+} // namespace
+
+int StatisticDependences::indexOf(Value stageResult) const {
+  auto res = llvm::dyn_cast<OpResult>(stageResult);
+  if (!res || !llvm::isa<StageOp>(res.getOwner()))
+    return -1;
+  for (auto [i, s] : llvm::enumerate(statistics))
+    if (StageOp(s.stage).getOperation() == res.getOwner() && s.result == res.getResultNumber())
+      return static_cast<int>(i);
+  return -1;
+}
+
+StatisticDependences mlir::credit::computeStatisticDependences(KernelOp kernel) {
+  StatisticDependences deps;
+  unsigned stageNo = 0;
+  for (StageOp stage : kernel.getStageOps()) {
+    ++stageNo;
+    for (unsigned i = 0; i < stage.getNumResults(); ++i) {
+      Statistic s{stage, i, stageNo, stage.getResultName(i), stage.getLoc(), {}};
+      for (Operation *op : sliceInBlock(stage.getBodyBlock(), stage.getYieldOp().getOperand(i)))
+        if (isReductionOp(op)) {
+          s.loc = op->getLoc();
+          break;
+        }
+      deps.statistics.push_back(s);
+    }
+  }
+  for (Statistic &s : deps.statistics) {
+    llvm::DenseSet<Value> seen;
+    collectStatistics(s.stage.getYieldOp().getOperand(s.result), deps, seen, s.dependsOn);
+    llvm::sort(s.dependsOn);
+  }
+  ApplyOp apply = kernel.getApplyOp();
+  for (OutputOp out : kernel.getOutputOps()) {
+    OutputDependence d{out, {}};
+    llvm::DenseSet<Value> seen;
+    Value v = out.getValue();
+    auto res = llvm::dyn_cast<OpResult>(v);
+    if (apply && res && res.getOwner() == apply.getOperation()) {
+      // Only the operands this output's element expression reads.
+      Block &body = apply.getBodyBlock();
+      Value yielded = apply.getYieldOp().getOperand(res.getResultNumber());
+      for (BlockArgument arg : body.getArguments())
+        if (usesArg(yielded, arg))
+          collectStatistics(apply.getInputForArg(arg), deps, seen, d.dependsOn);
+    } else {
+      collectStatistics(v, deps, seen, d.dependsOn);
+    }
+    llvm::sort(d.dependsOn);
+    deps.outputs.push_back(std::move(d));
+  }
+  return deps;
+}
+
+std::optional<SumOfExp> mlir::credit::matchSumOfExp(ReduceOp sum) {
+  if (sum.getKind() != ReduceKind::sum)
+    return std::nullopt;
+  Block &body = sum.getBodyBlock();
+  // exp(p - m), m an element argument standing for a row-level value.
+  auto matchExp = [&](Value e) -> std::optional<std::pair<Value, BlockArgument>> {
+    auto exp = e.getDefiningOp<math::ExpOp>();
+    auto sub = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+    auto m = sub ? llvm::dyn_cast<BlockArgument>(sub.getRhs()) : BlockArgument();
+    if (!m || m.getOwner() != &body || sum.isRowInput(m.getArgNumber()))
+      return std::nullopt;
+    return std::make_pair(sub.getLhs(), m);
+  };
+  Value g = sum.getYieldOp().getOperand(0);
+  Value weight;
+  auto e = matchExp(g);
+  if (!e)
+    if (auto mul = g.getDefiningOp<arith::MulFOp>()) {
+      if ((e = matchExp(mul.getLhs())))
+        weight = mul.getRhs();
+      else if ((e = matchExp(mul.getRhs())))
+        weight = mul.getLhs();
+    }
+  if (!e)
+    return std::nullopt;
+  auto [pivot, mArg] = *e;
+  if (weight && usesArg(weight, mArg))
+    return std::nullopt;
+  // m is a statistic that is exactly the max of a reduction of an earlier stage.
+  Value m = sum.getInputForArg(mArg);
+  auto res = llvm::dyn_cast<OpResult>(m);
+  auto stage = res ? llvm::dyn_cast<StageOp>(res.getOwner()) : StageOp();
+  if (!stage || stage == sum->getParentOp())
+    return std::nullopt;
+  auto max = stage.getYieldOp().getOperand(res.getResultNumber()).getDefiningOp<ReduceOp>();
+  if (!max || max.getKind() != ReduceKind::max)
+    return std::nullopt;
+  auto rmax = llvm::cast<ElementRegionOpInterface>(max.getOperation());
+  auto rsum = llvm::cast<ElementRegionOpInterface>(sum.getOperation());
+  ExprMemo memo;
+  if (!sameElementExpr(max.getYieldOp().getOperand(0), rmax, pivot, rsum, memo))
+    return std::nullopt;
+  return SumOfExp{sum, max, weight, mArg.getArgNumber()};
+}
+
+bool StagePlan::changesStructure() const {
+  if (!fusions.empty())
+    return true;
+  for (auto [i, s] : llvm::enumerate(deps.statistics))
+    if (level[i] != s.writtenStage)
+      return true;
+  return false;
+}
+
+const StagePlan::Fusion *StagePlan::fusionOf(Operation *max) const {
+  for (const Fusion &f : fusions)
+    if (ReduceOp(f.max).getOperation() == max)
+      return &f;
+  return nullptr;
+}
+
+const SumOfExp *StagePlan::fusedSum(Operation *op) const {
+  for (const Fusion &f : fusions)
+    for (const SumOfExp &s : f.sums)
+      if (ReduceOp(s.sum).getOperation() == op)
+        return &s;
+  return nullptr;
+}
+
+StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
+  StagePlan plan;
+  plan.deps = computeStatisticDependences(kernel);
+  plan.level.assign(plan.deps.statistics.size(), 0);
+  auto levelOf = [&](Value v) {
+    auto it = plan.valueLevel.find(v);
+    return it == plan.valueLevel.end() ? 0u : it->second;
+  };
+  // The identity plan, kept where the kernel is outside what the rewrite
+  // handles (a statistic without a reduction, a reduction reading a value of
+  // its own stage): only hand-written IR can be like that.
+  auto identity = [&] {
+    for (auto [i, s] : llvm::enumerate(plan.deps.statistics))
+      plan.level[i] = s.writtenStage;
+    plan.fusions.clear();
+    plan.numStages = plan.writtenStages;
+    return plan;
+  };
+  llvm::DenseMap<Operation *, unsigned> place; // reduction -> its stage after the rewrite
+  unsigned statBase = 0;
+  for (Operation &op : kernel.getBodyBlock()) {
+    auto stage = llvm::dyn_cast<StageOp>(op);
+    if (!stage) {
+      if (llvm::isa<InputOp, ParamOp, RowWidthOp, ApplyOp, OutputOp>(op))
+        continue;
+      unsigned l = 0;
+      for (Value operand : op.getOperands())
+        l = std::max(l, levelOf(operand));
+      for (Value result : op.getResults())
+        plan.valueLevel[result] = l;
+      continue;
+    }
+    ++plan.writtenStages;
+    Block &body = stage.getBodyBlock();
+    YieldOp yield = stage.getYieldOp();
+    unsigned n = stage.getNumResults();
+    // Statistics sharing an op of the stage body move together.
+    llvm::EquivalenceClasses<unsigned> groups;
+    llvm::DenseMap<Operation *, unsigned> owner;
+    for (unsigned i = 0; i < n; ++i) {
+      groups.insert(i);
+      bool hasReduction = false;
+      for (Operation *inner : sliceInBlock(body, yield.getOperand(i))) {
+        hasReduction |= isReductionOp(inner);
+        auto [it, inserted] = owner.try_emplace(inner, i);
+        if (!inserted)
+          groups.unionSets(it->second, i);
+      }
+      if (!hasReduction)
+        return identity();
+    }
+    for (Operation &inner : body.without_terminator())
+      if (isReductionOp(&inner))
+        for (Value operand : inner.getOperands())
+          if (operand.getParentBlock() == &body)
+            return identity();
+    // Sums of exponentials relative to a max of an earlier stage.
+    llvm::DenseMap<Operation *, SumOfExp> candidates;
+    if (fuseOnline)
+      for (ElementRegionOpInterface red : stage.getReductions())
+        if (auto sum = llvm::dyn_cast<ReduceOp>(red.getOperation()))
+          if (std::optional<SumOfExp> match = matchSumOfExp(sum))
+            if (place.count(match->max) && owner.count(sum))
+              candidates[sum] = *match;
+    llvm::DenseSet<Operation *> refused;
+    llvm::DenseMap<unsigned, unsigned> groupLevel; // by leader
+    llvm::DenseMap<Operation *, unsigned> opLevel;
+    while (true) {
+      opLevel.clear();
+      for (Operation &inner : body.without_terminator()) {
+        unsigned l = 0;
+        if (isReductionOp(&inner)) {
+          auto cand = candidates.find(&inner);
+          bool fuse = cand != candidates.end() && !refused.contains(&inner);
+          unsigned others = 0, all = 0;
+          for (auto [i, operand] : llvm::enumerate(inner.getOperands())) {
+            all = std::max(all, levelOf(operand));
+            if (!fuse || i != cand->second.maxOperand)
+              others = std::max(others, levelOf(operand));
+          }
+          // Fused, the sum runs in the max's pass: its weight must be known
+          // before that pass.
+          unsigned maxStage = fuse ? place.lookup(cand->second.max) : 0;
+          if (fuse && others < maxStage)
+            l = maxStage;
+          else {
+            if (fuse)
+              refused.insert(&inner);
+            l = 1 + all;
+          }
+        } else {
+          for (Value operand : inner.getOperands())
+            l = std::max(l, levelOf(operand));
+        }
+        opLevel[&inner] = l;
+        for (Value result : inner.getResults())
+          plan.valueLevel[result] = l;
+      }
+      groupLevel.clear();
+      for (auto &[inner, stat] : owner) {
+        unsigned &g = groupLevel[groups.getLeaderValue(stat)];
+        g = std::max({g, 1u, opLevel.lookup(inner)});
+      }
+      // A fused sum whose statistics must wait for a later stage would be
+      // needed from the max's stage by a later one: leave it unfused.
+      bool again = false;
+      for (auto &[sum, match] : candidates)
+        if (!refused.contains(sum) &&
+            groupLevel[groups.getLeaderValue(owner.lookup(sum))] != place.lookup(match.max)) {
+          refused.insert(sum);
+          again = true;
+        }
+      if (!again)
+        break;
+    }
+    for (auto &[inner, stat] : owner) {
+      unsigned l = groupLevel[groups.getLeaderValue(stat)];
+      plan.opStage[inner] = l;
+      if (isReductionOp(inner))
+        place[inner] = l;
+    }
+    for (unsigned i = 0; i < n; ++i) {
+      unsigned l = groupLevel[groups.getLeaderValue(i)];
+      plan.valueLevel[stage.getResult(i)] = l;
+      plan.level[statBase + i] = l;
+      plan.numStages = std::max(plan.numStages, l);
+    }
+    statBase += n;
+    for (ElementRegionOpInterface red : stage.getReductions()) {
+      auto it = candidates.find(red.getOperation());
+      if (it == candidates.end() || refused.contains(red.getOperation()))
+        continue;
+      auto f = llvm::find_if(plan.fusions, [&](const StagePlan::Fusion &x) {
+        return x.max == it->second.max;
+      });
+      if (f == plan.fusions.end()) {
+        plan.fusions.push_back({it->second.max, {}});
+        f = std::prev(plan.fusions.end());
+      }
+      f->sums.push_back(it->second);
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,172 @@
+// Unit tests of the dependence analysis over statistics, the recognition of a
+// sum of exponentials relative to a max, and the stage plan
+// (StageStructure.h), on small kernels taken through the front end with the
+// stages as written.
+#include "credit/Dialect/Credit/Transforms/StageStructure.h"
+#include "credit/Driver/Pipeline.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+using namespace credit;
+namespace cr = mlir::credit;
+
+namespace {
+struct Written {
+  std::string diags;
+  llvm::raw_string_ostream os{diags};
+  std::unique_ptr<Compilation> c;
+  cr::KernelOp kernel;
+
+  explicit Written(const std::string &src) {
+    c = std::make_unique<Compilation>(llvm::MemoryBuffer::getMemBufferCopy(src, "t.credit"), os);
+    PipelineOptions opts;
+    opts.stageOpt = false;
+    opts.analyze = false;
+    REQUIRE(c->run(opts) == Compilation::Ok);
+    kernel = c->kernels().front();
+  }
+};
+
+/// Names of statistics by index.
+std::vector<std::string> names(const cr::StatisticDependences &d, llvm::ArrayRef<unsigned> idx) {
+  std::vector<std::string> out;
+  for (unsigned i : idx)
+    out.push_back(d.statistics[i].name.str());
+  return out;
+}
+
+const cr::Statistic &stat(const cr::StatisticDependences &d, llvm::StringRef name) {
+  for (const cr::Statistic &s : d.statistics)
+    if (s.name == name)
+      return s;
+  FAIL("no statistic " << name.str());
+  return d.statistics.front();
+}
+
+unsigned levelOf(const cr::StagePlan &p, llvm::StringRef name) {
+  for (auto [i, s] : llvm::enumerate(p.deps.statistics))
+    if (s.name == name)
+      return p.level[i];
+  FAIL("no statistic " << name.str());
+  return 0;
+}
+} // namespace
+
+TEST_CASE("statistics depend on statistics through lets", "[stages]") {
+  Written k(R"(kernel k { in x : f32[N] in dy : f32[N] out y : f32[N] out r : f32
+      stage { a = sum(x) }
+      let c = a * 2
+      stage { b = sum(x - c); e = sum(dy) }
+      stage { f = sum(x) / b }
+      y = dy * 3
+      r = f + e })");
+  cr::StatisticDependences d = cr::computeStatisticDependences(k.kernel);
+  REQUIRE(d.statistics.size() == 4);
+  CHECK(names(d, stat(d, "a").dependsOn).empty());
+  CHECK(names(d, stat(d, "b").dependsOn) == std::vector<std::string>{"a"});
+  CHECK(names(d, stat(d, "e").dependsOn).empty());
+  CHECK(names(d, stat(d, "f").dependsOn) == std::vector<std::string>{"b"});
+  CHECK(stat(d, "f").writtenStage == 3);
+  REQUIRE(d.outputs.size() == 2);
+  CHECK(d.outputs[0].output.getName() == "y");
+  CHECK(d.outputs[0].dependsOn.empty());
+  CHECK(names(d, d.outputs[1].dependsOn) == std::vector<std::string>{"e", "f"});
+}
+
+TEST_CASE("each output of h depends on what its own expression reads", "[stages]") {
+  Written k(R"(kernel k { in x : f32[N] out y : f32[N] out z : f32[N]
+      stage { s = sum(x) }
+      y = x * s
+      z = x + 1 })");
+  cr::StatisticDependences d = cr::computeStatisticDependences(k.kernel);
+  REQUIRE(d.outputs.size() == 2);
+  CHECK(names(d, d.outputs[0].dependsOn) == std::vector<std::string>{"s"});
+  CHECK(d.outputs[1].dependsOn.empty());
+}
+
+TEST_CASE("independent stages merge; dependent ones do not", "[stages]") {
+  Written k(R"(kernel k { in x : f32[N] out y : f32[N]
+      stage { a = sum(x) }
+      stage { b = sum(x * x) }
+      stage { c = sum(x - a) }
+      stage { v = sum(x * x) / N - a * a / (N * N) }
+      y = x * b * c * v })");
+  cr::StagePlan p = cr::planStages(k.kernel, true);
+  CHECK(levelOf(p, "a") == 1);
+  CHECK(levelOf(p, "b") == 1);
+  CHECK(levelOf(p, "c") == 2);
+  // Post-computation may use a statistic of the stage it joins.
+  CHECK(levelOf(p, "v") == 1);
+  CHECK(p.numStages == 2);
+  CHECK(p.changesStructure());
+  CHECK(p.fusions.empty());
+}
+
+TEST_CASE("statistics sharing a reduction move together", "[stages]") {
+  Written k(R"(kernel k { in x : f32[N] in w : f32[N] out y : f32[N]
+      stage { a = sum(x) }
+      stage { sw = sum(w); mu = sum(w * x) / sw + a }
+      y = x * mu * sw })");
+  cr::StagePlan p = cr::planStages(k.kernel, true);
+  // mu's post-computation needs a (stage 1) and shares sum(w) with sw: both
+  // join stage 1, where a is known after the pass.
+  CHECK(levelOf(p, "sw") == 1);
+  CHECK(levelOf(p, "mu") == 1);
+}
+
+TEST_CASE("a sum of exponentials relative to the max is recognised", "[stages]") {
+  Written k(R"(kernel k { in x : f32[N] in w : f32[N] in t : f32 out y : f32[N]
+      stage { m = max(x * t) }
+      stage { s = sum(exp(x * t - m)); u = sum(w * exp(x * t - m)); v = sum(exp(x * t - m) * w) }
+      stage { q = sum(exp(x - m)) }
+      y = x * s * u * v * q })");
+  llvm::SmallVector<cr::ReduceOp> sums;
+  k.kernel.walk([&](cr::ReduceOp r) {
+    if (r.getKind() == cr::ReduceKind::sum)
+      sums.push_back(r);
+  });
+  REQUIRE(sums.size() == 4);
+  auto s = cr::matchSumOfExp(sums[0]);
+  REQUIRE(s);
+  CHECK(!s->weight);
+  auto u = cr::matchSumOfExp(sums[1]);
+  REQUIRE(u);
+  CHECK(u->weight);
+  CHECK(u->max == s->max);
+  CHECK(cr::matchSumOfExp(sums[2]));
+  // The pivot differs (x, not x * t): no match.
+  CHECK(!cr::matchSumOfExp(sums[3]));
+  cr::StagePlan p = cr::planStages(k.kernel, true);
+  REQUIRE(p.fusions.size() == 1);
+  CHECK(p.fusions[0].sums.size() == 3);
+  CHECK(levelOf(p, "s") == 1);
+  CHECK(levelOf(p, "q") == 2);
+  cr::StagePlan unfused = cr::planStages(k.kernel, false);
+  CHECK(unfused.fusions.empty());
+  CHECK(levelOf(unfused, "s") == 2);
+}
+
+TEST_CASE("no fusion where the sum would delay the max", "[stages]") {
+  // u's weight a is known after stage 1 only, where the max runs.
+  Written k(R"(kernel k { in x : f32[N] out y : f32[N]
+      stage { a = sum(x) ; m = max(x) }
+      stage { u = sum(a * exp(x - m)) }
+      y = x * u })");
+  cr::StagePlan p = cr::planStages(k.kernel, true);
+  CHECK(p.fusions.empty());
+  CHECK(levelOf(p, "u") == 2);
+  CHECK(!p.changesStructure());
+}
+
+TEST_CASE("m must be exactly the max", "[stages]") {
+  Written k(R"(kernel k { in x : f32[N] out y : f32[N]
+      stage { m = max(x) * 2 ; n = min(x) }
+      stage { s = sum(exp(x - m)); r = sum(exp(x - n)) }
+      y = x * s * r })");
+  k.kernel.walk([&](cr::ReduceOp r) {
+    if (r.getKind() == cr::ReduceKind::sum)
+      CHECK(!cr::matchSumOfExp(r));
+  });
+}
