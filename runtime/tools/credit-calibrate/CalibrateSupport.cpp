@@ -206,9 +206,21 @@ bool intAfter(const std::string& text, size_t from, const std::string& needle, i
 
 bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::string& error) {
   out = GeneratedKernel();
-  // extern "C" __global__ void __launch_bounds__(...) credit_K_control_sync(long long M, int N, int P)
+  // The control kernels: `CREDIT_CONTROL_KERNEL(credit_K_control_sync, ...)` (the device
+  // library's macro), or spelled out as `credit_K_control_sync(long long M, int N, int P)`.
+  const std::string macro = "CREDIT_CONTROL_KERNEL(";
   const std::string suffix = "_control_sync(long long M, int N, int P)";
-  size_t s = text.find(suffix);
+  size_t s = std::string::npos;
+  for (size_t m = text.find(macro); m != std::string::npos; m = text.find(macro, m + 1)) {
+    size_t e = m + macro.size();
+    while (e < text.size() && isIdent(text[e])) ++e;
+    if (e >= 13 && text.compare(e - 13, 13, "_control_sync") == 0) {
+      s = e - 13;
+      break;
+    }
+  }
+  const bool viaMacro = s != std::string::npos;
+  if (!viaMacro) s = text.find(suffix);
   if (s == std::string::npos) {
     error = "no work-free control kernel (credit_<K>_control_sync) in the file; generate it with "
             "creditc's default variants or --variant=control";
@@ -224,7 +236,9 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
   out.kernel = fn.substr(7);
   out.controlSync = fn + "_control_sync";
   out.controlMbarrier = fn + "_control_mbarrier";
-  if (text.find(out.controlMbarrier + "(long long M, int N, int P)") == std::string::npos) {
+  const bool hasMbarrier = viaMacro ? text.find(macro + out.controlMbarrier + ",") != std::string::npos
+                                    : text.find(out.controlMbarrier + "(long long M, int N, int P)") != std::string::npos;
+  if (!hasMbarrier) {
     error = "no " + out.controlMbarrier + " kernel in the file";
     return false;
   }
