@@ -251,8 +251,6 @@ int credit::driverMain(int argc, char **argv) {
   pipeline.variants = opts.variants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
-  // The CUDA generator does not print the online statistic yet.
-  pipeline.onlineStatistics = !wantCuda && !wantHeader;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   if ((wantCuda || wantHeader || wantReference) && c.kernels().size() > 1) {
