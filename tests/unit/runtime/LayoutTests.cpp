@@ -1,4 +1,4 @@
-// Layout.h: the padding rule against the bank-conflict tables of the CUDA Programming Guide's shared-memory section, kernel geometry, SMEM
+// Layout.h: the padding rule against tables of bank-conflict degrees (fp32, fp16), kernel geometry, SMEM
 // layout and Eq. (3) legality, the target table.
 #include "credit/runtime/Layout.h"
 
