@@ -260,6 +260,23 @@ public:
 
   void *const *deviceArgs() const { return device.data(); }
 
+  /// Row `row` of input `name` replaced by `values(i)` (i < N); false if the
+  /// workload has no such row input. refresh() then recomputes the reference.
+  template <class F> bool setRow(const std::string &name, long long row, F values) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].input || args[i].kind != Arg::Row || args[i].name != name)
+        continue;
+      std::vector<float> h(static_cast<size_t>(N));
+      for (long long e = 0; e < N; ++e)
+        h[size_t(e)] = values(e);
+      REQUIRE(cudaMemcpy(static_cast<float *>(device[i]) + row * N, h.data(), size_t(N) * 4,
+                         cudaMemcpyHostToDevice) == cudaSuccess);
+      return true;
+    }
+    return false;
+  }
+  void refresh() { computeReference(); }
+
 private:
   void chooseRows(uint64_t seed) {
     if (M <= 64) {
@@ -338,11 +355,15 @@ private:
       return bad == 0 && mismatches <= allowed;
     }
     double num = 0, den = 0, maxAbs = 0;
-    size_t nanMismatch = 0;
+    size_t nanMismatch = 0, infMismatch = 0;
     for (size_t e = 0; e < gotF.size(); ++e) {
       double ref = refOut[i][e], got = gotF[e];
       if (std::isnan(ref) || std::isnan(got)) {
         nanMismatch += std::isnan(ref) != std::isnan(got);
+        continue;
+      }
+      if (std::isinf(ref) || std::isinf(got)) { // infinities exactly, with their sign
+        infMismatch += ref != got;
         continue;
       }
       num += (got - ref) * (got - ref);
@@ -351,10 +372,11 @@ private:
     }
     double rel = den > 0 ? std::sqrt(num / den) : maxAbs;
     INFO("output " << a.name << ": relative L2 error " << rel << ", max abs error " << maxAbs
-                   << ", NaN mismatches " << nanMismatch);
+                   << ", NaN mismatches " << nanMismatch << ", infinity mismatches " << infMismatch);
     CHECK(nanMismatch == 0);
+    CHECK(infMismatch == 0);
     CHECK(rel <= 1e-5);
-    return nanMismatch == 0 && rel <= 1e-5;
+    return nanMismatch == 0 && infMismatch == 0 && rel <= 1e-5;
   }
 
   const Workload &w;
@@ -579,6 +601,68 @@ TEST_CASE("persistent form: claimed rows give the static rows' bits, launch afte
   }
   std::printf("claimed rows: %d workloads with the persistent form checked\n", tested);
   CHECK(tested > 0);
+}
+
+// Special values in the row of an online statistic's pivot (x, of the workloads that
+// take max(x) and sums of exp(x - m), which creditc fuses into one online statistic):
+// every variant must match the float64 two-pass reference -- NaN and infinities where
+// it has them -- on rows of -inf, one +inf, one NaN, one -inf, all equal, huge values
+// (up to 1e38, so that x - m stays finite in f32), a large offset, ascending and
+// descending ramps (ascending: a new running maximum at every element, the online
+// rescaling at its most frequent), and a row of -inf but its last element (CTAs of a
+// cluster without a finite element). One row per problem, so the relative error is
+// the row's own; N = 1 and 31 leave most CTAs of a cluster without elements (the
+// statistic's identity). The other inputs stay U(-1, 1).
+TEST_CASE("online statistic: special values match the two-pass reference", "[gpu][online]") {
+  std::string why = gpuUnavailableReason();
+  if (!why.empty()) {
+    WARN("SKIPPED: no usable GPU (" << why << ")");
+    return;
+  }
+  struct Pattern {
+    const char *name;
+    float (*value)(long long i, long long N, float random);
+  };
+  const Pattern patterns[] = {
+      {"all -inf", [](long long, long long, float) { return -INFINITY; }},
+      {"one +inf", [](long long i, long long N, float u) { return i == N / 2 ? INFINITY : u; }},
+      {"one NaN", [](long long i, long long N, float u) { return i == N / 3 ? NAN : u; }},
+      {"one -inf", [](long long i, long long N, float u) { return i == N / 2 ? -INFINITY : u; }},
+      {"all equal", [](long long, long long, float) { return 3.0f; }},
+      {"huge", [](long long, long long, float u) { return u * 1.0e38f; }},
+      {"large offset", [](long long, long long, float u) { return 1000.0f + 20.0f * u; }},
+      {"ascending", [](long long i, long long N, float) { return 16.0f * float(i) / float(N); }},
+      {"descending", [](long long i, long long N, float) { return 16.0f * float(N - i) / float(N); }},
+      {"-inf but the last", [](long long i, long long N, float u) { return i == N - 1 ? u : -INFINITY; }},
+  };
+  const char *online[] = {"softmax", "log_softmax", "softmax_logits_bwd", "cross_entropy_bwd"};
+  const long long Ns[] = {1, 31, 4096, 4099, 65536, 262144};
+  std::random_device rd;
+  int tested = 0;
+  for (const Workload &w : kWorkloads) {
+    if (std::find_if(std::begin(online), std::end(online),
+                     [&](const char *n) { return std::string(n) == w.name; }) == std::end(online))
+      continue;
+    ++tested;
+    Totals totals;
+    for (long long N : Ns)
+      for (const Pattern &pat : patterns) {
+        const uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
+        INFO(w.name << " N=" << N << " row: " << pat.name << ", seed " << seed);
+        Problem problem(w, 1, N, seed);
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        REQUIRE(problem.setRow("x", 0, [&](long long i) { return pat.value(i, N, u(rng)); }));
+        problem.refresh();
+        for (const Config &c : configsFor(w, N))
+          problem.run(c, totals);
+      }
+    std::printf("%-20s %5d launches on special rows checked, %d skipped, %d failed\n", w.name,
+                totals.launches, totals.skippedLimit, totals.failures);
+    std::fflush(stdout);
+    CHECK(totals.failures == 0);
+  }
+  CHECK(tested == 4);
 }
 
 TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
