@@ -131,7 +131,9 @@ std::string parseProfile(const std::vector<std::string>& lines, ProfileFigures& 
   if (v.size() != 21) return "kProfile: expected 21 figures, found " + std::to_string(v.size());
   p.rates = model::Rates{static_cast<int>(v[0]), v[1], v[2], v[3]};
   for (int k = 0; k < 10; ++k) p.dsmStore[k / 5][k % 5] = v[4 + k];
-  if (static_cast<size_t>(v[14]) != p.ctrl.size()) return "kProfile: the count of T_ctrl points differs from kCtrl";
+  // The count may be below the table's length: an empty table holds one placeholder.
+  if (v[14] < 0 || static_cast<size_t>(v[14]) > p.ctrl.size()) return "kProfile: more T_ctrl points than kCtrl holds";
+  p.ctrl.resize(static_cast<size_t>(v[14]));
   p.traffic = model::Traffic{static_cast<long long>(v[15]), static_cast<long long>(v[16]), static_cast<long long>(v[17]),
                              static_cast<long long>(v[18]), static_cast<long long>(v[19]), static_cast<int>(v[20])};
   p.present = true;
