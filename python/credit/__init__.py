@@ -15,7 +15,7 @@ C++ compiler: load the .cu files a build machine generated.
 
 import os
 
-from . import _capi, _source, _signature
+from . import _capi, _source, _signature, _torch_ops
 from .errors import (CompileError, CreditError, DeviceError, DtypeError, LaunchError, LayoutError, LibraryError,
                      ShapeError, UnknownKernelError)
 
@@ -51,11 +51,8 @@ class Kernel:
         self.namespace = namespace
         self.qualname = "%s::%s" % (namespace, self.name)
         self.op = None
-        if register:
-            from . import _torch_ops
-
-            if _torch_ops.torch is not None:
-                self.op = _torch_ops.register(self, namespace)
+        if register and _torch_ops.torch is not None:
+            self.op = _torch_ops.register(self, namespace)
 
     @property
     def info(self):
@@ -71,22 +68,21 @@ class Kernel:
         model-driven dispatch where the file has a device profile, else the structural rule),
         "cluster" (P CTAs per row; P=0 the smallest legal), "staged", "reread", or another
         of ``self.variants``; protocol 0 sync, 1 mbarrier (cluster only)."""
-        from . import _torch_ops
-
-        torch = _torch_ops.require_torch()
         if self.op is None:
+            _torch_ops.require_torch()
             raise CreditError("%s was loaded with register=False" % self.qualname)
-        if not torch.compiler.is_compiling():  # traced calls are checked by the fake implementation
-            _torch_ops.check(self, tensors)
-            if variant != "auto" and variant not in self.variants:
-                raise ValueError("%s: unknown variant %r; this file generated %s" % (
-                    self.name, variant, ", ".join(["auto"] + self.variants)))
+        if not _torch_ops.is_compiling():  # traced calls are checked by the fake implementation
+            self._check_call(tensors, variant)
         return self.op(*tensors, variant=variant, P=P, protocol=protocol)
+
+    def _check_call(self, tensors, variant):
+        _torch_ops.check(self, tensors)
+        if variant != "auto" and variant not in self.variants:
+            raise ValueError("%s: unknown variant %r; this file generated %s" % (
+                self.name, variant, ", ".join(["auto"] + self.variants)))
 
     def last_plan(self, *tensors):
         """What "auto" decided for these tensors' shape on their device, or None."""
-        from . import _torch_ops
-
         _torch_ops.require_torch()
         shape, M, N = _torch_ops.check(self, tensors)
         return self.program.last_plan(M, N, tensors[0].device.index or 0)
@@ -94,8 +90,6 @@ class Kernel:
     def autotune(self, *tensors):
         """Times every variant on these tensors and makes "auto" use the fastest for their
         shape (needs a device profile in the file). Returns the decision."""
-        from . import _torch_ops
-
         torch = _torch_ops.require_torch()
         shape, M, N = _torch_ops.check(self, tensors)
         device = tensors[0].device

@@ -38,6 +38,6 @@ def schema_name(name):
 def schema(name, inputs, outputs):
     """The torch.library schema of a kernel: its inputs as tensors, then how to launch."""
     params = ", ".join("Tensor %s" % schema_name(a.name) for a in inputs)
-    params += ", str variant=\"auto\", int P=0, int protocol=1"
+    params += ", str variant='auto', int P=0, int protocol=1"
     ret = "Tensor" if len(outputs) == 1 else "(%s)" % ", ".join("Tensor" for _ in outputs)
     return "%s(%s) -> %s" % (name, params, ret)

@@ -19,6 +19,10 @@ _libraries = {}  # namespace -> torch.library.Library
 _registry = {}  # qualified name -> the Kernel its op runs now
 
 
+def is_compiling():
+    return torch is not None and torch.compiler.is_compiling()
+
+
 def require_torch():
     if torch is None:
         raise CreditError("credit: running a kernel needs PyTorch (import torch failed)")

@@ -132,7 +132,9 @@ int credit_program_launch(credit_program* program, const char* variant, void* co
     if (program->file.profile.present) return status(host::launchAuto(program->dispatch, args, M, N, st));
     return status(credit::capi::launchStructural(*program, args, M, N, st, nullptr));
   }
-  if (v == "cluster" && P == 0) {
+  // P == 0: 1 for the one-CTA variants, the smallest legal cluster size for the others.
+  if (P == 0 && v.rfind("cluster", 0) != 0 && v != "control") P = 1;
+  if (P == 0) {
     int device0 = 0, optin = 0;
     if (int s = host::deviceAndOptin(&device0, &optin)) return status(s);
     const credit::Protocol proto = protocol == 1 ? credit::Protocol::Mbarrier : credit::Protocol::Sync;

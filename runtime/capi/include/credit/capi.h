@@ -78,7 +78,10 @@ CREDIT_CAPI_API int credit_program_load(credit_program* program);
  *              kernel at the smallest legal P (mbarrier), else the reread kernel;
  *   "cluster"  P CTAs per row (P == 0: the smallest legal P), `protocol` 0 sync,
  *              1 mbarrier; "staged", "reread" (P must be 0 or 1);
- *   any other variant of the file's launch_generic (Launch.h: "cluster_regs", ...). */
+ *   any other variant of the file's launch_generic (Launch.h: "cluster_regs", ...),
+ *   P == 0 as above.
+ * The persistent forms run with the static rows: the row-claim counter is a symbol of
+ * the launch API, which NVRTC does not compile. */
 CREDIT_CAPI_API int credit_program_launch(credit_program* program, const char* variant, void* const* args, long long M,
                           long long N, int P, int protocol, void* stream, int device);
 
