@@ -72,14 +72,12 @@ class Kernel:
             _torch_ops.require_torch()
             raise CreditError("%s was loaded with register=False" % self.qualname)
         if not _torch_ops.is_compiling():  # traced calls are checked by the fake implementation
-            self._check_call(tensors, variant)
+            self._check_call(tensors, variant, P, protocol)
         return self.op(*tensors, variant=variant, P=P, protocol=protocol)
 
-    def _check_call(self, tensors, variant):
+    def _check_call(self, tensors, variant, P, protocol):
         _torch_ops.check(self, tensors)
-        if variant != "auto" and variant not in self.variants:
-            raise ValueError("%s: unknown variant %r; this file generated %s" % (
-                self.name, variant, ", ".join(["auto"] + self.variants)))
+        _torch_ops.check_launch(self, variant, P, protocol)
 
     def last_plan(self, *tensors):
         """What "auto" decided for these tensors' shape on their device, or None."""

@@ -85,6 +85,17 @@ def check(kernel, tensors):
     return shape, M, N
 
 
+def check_launch(kernel, variant, P, protocol):
+    """The launch options: a variant the file generated, P in {0, 1, 2, 4, 8, 16}, protocol 0 or 1."""
+    if variant != "auto" and variant not in kernel.variants:
+        raise ValueError("%s: unknown variant %r; this file generated %s" % (
+            kernel.name, variant, ", ".join(["auto"] + kernel.variants)))
+    if P not in (0, 1, 2, 4, 8, 16):
+        raise ValueError("%s: P (CTAs per row) must be 0 (pick), 1, 2, 4, 8 or 16, got %r" % (kernel.name, P))
+    if protocol not in (0, 1):
+        raise ValueError("%s: protocol must be 0 (sync) or 1 (mbarrier), got %r" % (kernel.name, protocol))
+
+
 def allocate(kernel, shape, device):
     return [torch.empty(shape if a.kind == "row" else shape[:-1], dtype=dtype_of(a.elem), device=device)
             for a in kernel.outputs]
@@ -106,6 +117,7 @@ def _result(outputs):
 def run(kernel, tensors, variant, P, protocol):
     """The CUDA implementation: allocates the outputs and launches on the current stream."""
     shape, M, N = check(kernel, tensors)
+    check_launch(kernel, variant, P, protocol)
     device = tensors[0].device
     outputs = allocate(kernel, shape, device)
     if M > 0:

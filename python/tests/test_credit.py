@@ -229,10 +229,22 @@ def test_explicit_variants():
     print("  auto at M=8 N=65536:", k.last_plan(*xs))
 
 
+# Every opcheck test for these (one of each argument kind and output count); the quick
+# ones (schema, autograd registration, fake tensor) for the others, unless
+# CREDIT_TEST_FULL=1 (AOT dispatch with dynamic shapes takes seconds per op).
+FULL_OPCHECK = {"layernorm", "quant_int8", "pearson_bwd"}
+QUICK_OPCHECK = ("test_schema", "test_autograd_registration", "test_faketensor")
+
+
 def test_opcheck():
+    full = os.environ.get("CREDIT_TEST_FULL") == "1"
     for name, k in sorted(examples().items()):
         xs = make_inputs(k, (4, 256))
-        torch.library.opcheck(k.op, tuple(xs), {"variant": "auto", "P": 0, "protocol": 1})
+        t = time.time()
+        utils = None if full or name in FULL_OPCHECK else QUICK_OPCHECK
+        kwargs = {} if utils is None else {"test_utils": utils}
+        torch.library.opcheck(k.op, tuple(xs), {"variant": "auto", "P": 0, "protocol": 1}, **kwargs)
+        print("  opcheck %-20s %s (%.1f s)" % (name, "all tests" if utils is None else "quick tests", time.time() - t))
 
 
 def _two_ops(ln, sb):
@@ -319,7 +331,13 @@ def test_errors():
     _raises(credit.LayoutError, k, torch.randn(512, 4, device="cuda").t(), gamma, beta)
     _raises(TypeError, k, x, gamma)
     _raises(ValueError, k, x, gamma, beta, variant="no_such_variant")
-    _raises(credit.LaunchError, k, x, gamma, beta, variant="cluster", P=3)
+    _raises(ValueError, k, x, gamma, beta, variant="cluster", P=3)
+    _raises(ValueError, k, x, gamma, beta, protocol=2)
+    # refused by the launcher itself: a row too wide for one CTA's shared memory
+    wide = torch.randn(1, 1 << 20, device="cuda")
+    g1, b1 = torch.randn(1 << 20, device="cuda"), torch.randn(1 << 20, device="cuda")
+    e = _raises(credit.LaunchError, k, wide, g1, b1, variant="staged_smem")
+    assert "not legal" in str(e), str(e)
     module = credit.load(_example_path("layernorm"), cache_dir=CACHE_DIR)
     _raises(credit.UnknownKernelError, getattr, module, "no_such_kernel")
     _raises(KeyError, lambda: module["no_such_kernel"])
