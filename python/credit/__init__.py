@@ -61,7 +61,8 @@ class Kernel:
 
     @property
     def variants(self):
-        return list(self.program.info["variants"])
+        """The variants this file generated (launch_generic's names), "auto" aside."""
+        return [v for v in self.program.info["variants"] if v != "control"]  # control: no data, timing only
 
     def __call__(self, *tensors, variant="auto", P=0, protocol=1):
         """Runs the kernel; returns its output (a tuple for several). variant: "auto" (the
@@ -109,9 +110,12 @@ class Module:
     def __init__(self, kernels, origin):
         self._kernels = dict(kernels)
         self._origin = origin
+        for name, kernel in self._kernels.items():  # plain attributes: torch.compile reads them directly
+            if not hasattr(type(self), name):
+                setattr(self, name, kernel)
 
-    def __getattr__(self, name):
-        if name.startswith("__"):
+    def __getattr__(self, name):  # only for names that are not attributes
+        if name.startswith("_"):
             raise AttributeError(name)
         try:
             return self._kernels[name]
