@@ -10,6 +10,7 @@ import ctypes
 import glob
 import json
 import os
+import sys
 import threading
 
 from .errors import CompileError, LibraryError, LaunchError
@@ -160,7 +161,8 @@ class Program:
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
-        if handle and self._lib is not None:
+        # At interpreter exit the CUDA runtime may be gone already: the process frees all.
+        if handle and self._lib is not None and not sys.is_finalizing():
             self._lib.credit_program_destroy(handle)
             self._handle = None
 
