@@ -357,6 +357,28 @@ def test_credit_source_errors():
     assert "<source>:4:" in str(e) and "zz" in str(e), str(e)
 
 
+def test_compile_without_gpu():
+    """A .credit file through creditc and NVRTC on a machine without a GPU (or torch)."""
+    try:
+        creditc = credit._source.find_creditc()
+    except credit.CreditError:
+        raise unittest.SkipTest("no creditc here")
+    src = os.path.join(REPO, "dsl_examples", "rmsnorm.credit")
+    cache = tempfile.mkdtemp(prefix="credit-test-cpu-")
+    m = credit.load(src, creditc=creditc, creditc_args=["--variant=reread"], arch="sm_90", cache_dir=cache,
+                    register=False)
+    k = m.rmsnorm
+    assert [a.name for a in k.inputs] == ["x", "gamma"] and [a.name for a in k.outputs] == ["y"], k.signature
+    assert k.variants == ["reread"], k.variants
+    assert not k.info["from_cache"] and k.info["cubin_bytes"] > 0, k.info
+    assert k.schema == "rmsnorm(Tensor x, Tensor gamma, str variant='auto', int P=0, int protocol=1) -> Tensor"
+    assert k.max_legal_n("staged", 1, 0) > 0
+    again = credit.load(src, creditc=creditc, creditc_args=["--variant=reread"], arch="sm_90", cache_dir=cache,
+                        register=False)
+    assert again.rmsnorm.info["from_cache"]
+    print("  rmsnorm (reread only): NVRTC %.0f ms cold, from the cache the second time" % k.info["compile_ms"])
+
+
 def _example_path(name):
     for path in example_sources():
         if os.path.splitext(os.path.basename(path))[0] == name:

@@ -83,7 +83,7 @@ std::string infoJson(const Program& p, const CachedNvrtcResult& r, double compil
   for (size_t i = 0; i < v.size(); ++i) j += std::string(i ? ", " : "") + jsonString(v[i]);
   j += "], \"from_cache\": " + std::string(r.fromCache ? "true" : "false");
   j += ", \"compile_ms\": " + std::to_string(compileMs);
-  j += ", \"cubin_bytes\": " + std::to_string(r.cubin.size());
+  j += ", \"cubin_bytes\": " + std::to_string(p.cubin.size());
   j += ", \"cache_key\": " + jsonString(r.key) + ", \"cache_entry\": " + jsonString(r.entryPath);
   j += ", \"warning\": " + jsonString(r.warning) + ", \"log\": " + jsonString(r.log) + "}";
   return j;
