@@ -1,7 +1,8 @@
 """ctypes binding of the runtime's C API (runtime/capi/include/credit/capi.h).
 
 The library is looked up, in order: $CREDIT_CAPI_LIB; libcredit_capi.so beside this
-package (credit/lib/); the build trees of the repository the package sits in. It needs
+package (credit/lib/); the build trees of the repository the package sits in; the
+bundle python/tools/prepare_bundle.sh writes (.gpu/python/lib). It needs
 libnvrtc (CUDA 13): found through its run path, the loader's path, $CUDA_HOME, or the
 NVIDIA wheels torch installs.
 """
@@ -56,6 +57,7 @@ def _candidates():
     for build in sorted(glob.glob(os.path.join(repo, "build*"))):
         yield os.path.join(build, "runtime", "capi", _LIB_NAME)
         yield os.path.join(build, "capi", _LIB_NAME)
+    yield os.path.join(repo, ".gpu", "python", "lib", _LIB_NAME)  # python/tools/prepare_bundle.sh
 
 
 def _preload_nvrtc():

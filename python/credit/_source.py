@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 from .errors import CompileError, CreditError
 
@@ -42,16 +43,23 @@ def generate(path, creditc=None, profile=None, extra_args=(), display=None):
     def located(text):
         return text.strip().replace(path, shown) if display else text.strip()
 
+    # Exit status 1: an error in the source; 2: a kernel was rejected (the report says why).
     rc, out, err = _run([exe, path, "--report=json"])
-    if rc != 0:
+    if rc not in (0, 2):
         raise CompileError("creditc rejected %s:\n%s" % (shown, located(err)))
     try:
         report = json.loads(out)
     except ValueError as e:
-        raise CreditError("creditc --report=json printed no JSON for %s: %s" % (path, e))
+        raise CreditError("creditc --report=json printed no JSON for %s: %s" % (shown, e))
     if isinstance(report, dict):
         report = [report]
-    names = [r["kernel"] for r in report if "kernel" in r]
+    names = [r["kernel"] for r in report if "kernel" in r and r.get("accepted", True)]
+    rejected = ["%s: %s" % (r.get("kernel", "?"), r.get("reason", r.get("category", "rejected")))
+                for r in report if not r.get("accepted", True)]
+    if rejected and not names:
+        raise CompileError("creditc generates no kernel from %s:\n%s" % (shown, "\n".join(rejected)))
+    if rejected:
+        warnings.warn("credit.load(%s): creditc rejects %s" % (shown, "; ".join(rejected)), stacklevel=4)
     if not names:
         raise CompileError("%s defines no kernel" % shown)
     kernels = []

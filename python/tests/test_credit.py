@@ -376,6 +376,16 @@ def test_compile_without_gpu():
     again = credit.load(src, creditc=creditc, creditc_args=["--variant=reread"], arch="sm_90", cache_dir=cache,
                         register=False)
     assert again.rmsnorm.info["from_cache"]
+    two = ("kernel first_op {\n  in x : f32[N]\n  out y : f32[N]\n  stage { m = max(x) }\n  y = x - m\n}\n"
+           "kernel second_op {\n  in x : f32[N]\n  out s : f32\n  stage { m = sum(x) / N }\n"
+           "  stage { v = sum((x - m) * (x - m)) }\n  s = v\n}\n")
+    both = credit.load(two, creditc=creditc, creditc_args=["--variant=reread"], arch="sm_90", cache_dir=cache,
+                       register=False)
+    assert sorted(k.name for k in both) == ["first_op", "second_op"], both
+    assert [a.kind for a in both.second_op.outputs] == ["scalar"], both.second_op.signature
+    one_pass = "kernel row_sum {\n  in x : f32[N]\n  out s : f32\n  stage { t = sum(x) }\n  s = t\n}\n"
+    e = _raises(credit.CompileError, credit.load, one_pass, creditc=creditc, register=False)
+    assert "row_sum" in str(e) and "one-pass" in str(e), str(e)
     print("  rmsnorm (reread only): NVRTC %.0f ms cold, from the cache the second time" % k.info["compile_ms"])
 
 
