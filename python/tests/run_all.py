@@ -61,6 +61,16 @@ def main():
     sys.path.insert(0, HERE)
     import test_credit
 
+    torch = test_credit.torch
+    gpu = torch.cuda.get_device_name() if torch is not None and torch.cuda.is_available() else "no GPU"
+    try:
+        lib = test_credit.credit._capi.library()._name
+    except test_credit.credit.CreditError as e:
+        lib = "NOT LOADED: %s" % e
+    print("python %s, torch %s, %s, kernels from %s, library %s" % (
+        sys.version.split()[0], getattr(torch, "__version__", "(none)"), gpu,
+        os.environ.get("CREDIT_TEST_GEN", "creditc"), lib), flush=True)
+
     tests = [(n, getattr(test_credit, n)) for n in dir(test_credit) if n.startswith("test_") and args.k in n]
     order = {n: i for i, n in enumerate(test_credit.__dict__)}
     tests.sort(key=lambda t: order.get(t[0], 0))
