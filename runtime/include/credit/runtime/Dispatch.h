@@ -46,21 +46,44 @@ struct Profile {
   model::Traffic traffic;
 };
 
-// How launchAuto decides a shape it has not seen (CREDIT_DISPATCH=model|measure|autotune,
+// How launchAuto decides a shape it has not seen (CREDIT_DISPATCH=predict|measure|autotune,
 // or the file's credit_<K>_dispatch_mode):
-//   model    nothing is timed: T_B is predicted from the device's copy rate;
+//   predict  nothing is timed: T_B is predicted from the device's copy rate ("model" too);
 //   measure  T_B (and T_slice where the staged kernel runs one CTA per SM) and the model's
 //            closest candidates (model::kShortlist) are timed once; the fastest runs;
 //   autotune every variant the device accepts is timed once; the fastest runs.
 enum Mode : int { kModeModel = 0, kModeMeasure = 1, kModeAutotune = 2, kModeFromEnvironment = -1 };
 
-// The mode CREDIT_DISPATCH names; measure when unset or unrecognised.
-inline int modeFromEnvironment() {
-  const char* v = std::getenv("CREDIT_DISPATCH");
+// The mode a CREDIT_DISPATCH value names; measure for none or an unrecognised one.
+inline int parseMode(const char* v) {
   if (v == nullptr) return kModeMeasure;
-  if (std::strcmp(v, "model") == 0) return kModeModel;
+  if (std::strcmp(v, "predict") == 0 || std::strcmp(v, "model") == 0) return kModeModel;
   if (std::strcmp(v, "autotune") == 0) return kModeAutotune;
   return kModeMeasure;
+}
+inline int modeFromEnvironment() { return parseMode(std::getenv("CREDIT_DISPATCH")); }
+
+// What launchAuto does with a shape it has no decision for, in `mode`, on a stream being
+// captured or not: a captured stream is never timed (the prediction runs, unrecorded, so
+// the shape is decided properly at its first uncaptured launch).
+enum class FirstUse { Predict, Measure, Autotune };
+inline FirstUse firstUse(int mode, bool capturing) {
+  if (capturing || mode == kModeModel) return FirstUse::Predict;
+  return mode == kModeAutotune ? FirstUse::Autotune : FirstUse::Measure;
+}
+inline bool recordsDecision(bool capturing) { return !capturing; }
+
+// The most launches a first use makes before the real one (each timing: one untimed
+// launch and five timed): the baseline, T_slice for each cluster size, the shortlist;
+// autotune: every variant.
+inline int firstUseLaunchBound(FirstUse f) {
+  constexpr int perTiming = 6, clusterSizes = model::kNumClusterSizes - 1;
+  switch (f) {
+    case FirstUse::Predict: return 0;
+    case FirstUse::Measure: return perTiming * (1 + clusterSizes + model::kShortlist);
+    case FirstUse::Autotune: return perTiming * (2 + clusterSizes + 2 * clusterSizes);
+  }
+  return 0;
 }
 
 // Decisions per (device, M, N): a small table, replaced round-robin, and the file's mode.
@@ -228,6 +251,12 @@ inline int timeVariant(const Dispatch& d, int variant, const void* const* args, 
   return kStatusOk;
 }
 
+inline int deviceAndOptin(int* device, int* optin) {
+  cudaError_t err = cudaGetDevice(device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, *device);
+  return cudaStatus(err);
+}
+
 inline int deviceAndSmem(int* device, int* optin, int* perSm) {
   cudaError_t err = cudaGetDevice(device);
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, *device);
@@ -362,19 +391,19 @@ inline int launchAuto(const Dispatch& d, const void* const* args, long long M, l
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaError_t err = cudaStreamIsCapturing(stream, &capture);
     if (err != cudaSuccess) return cudaStatus(err);
-    const int mode = d.cache->mode();
-    if (capture != cudaStreamCaptureStatusNone) {
-      p = predictedPlan(d, M, N, perSm, optin);
-    } else if (mode == kModeAutotune) {
-      if (int status = autotune(d, args, M, N, stream, nullptr, &p)) return status;
-    } else {
-      if (mode == kModeModel) {
+    const bool capturing = capture != cudaStreamCaptureStatusNone;
+    switch (firstUse(d.cache->mode(), capturing)) {
+      case FirstUse::Predict:
         p = predictedPlan(d, M, N, perSm, optin);
-      } else if (int status = measuredPlan(d, args, M, N, baseline, perSm, optin, stream, &p)) {
-        return status;
-      }
-      d.cache->store(device, M, N, p);
+        break;
+      case FirstUse::Autotune:  // autotune records its decision
+        if (int status = autotune(d, args, M, N, stream, nullptr, &p)) return status;
+        break;
+      case FirstUse::Measure:
+        if (int status = measuredPlan(d, args, M, N, baseline, perSm, optin, stream, &p)) return status;
+        break;
     }
+    if (recordsDecision(capturing)) d.cache->store(device, M, N, p);
   }
   int status = launchGeneric(*d.workload, variantName(p.variant), args, M, N, p.P, p.protocol, stream);
   if (p.variant == 2 && status == static_cast<int>(LaunchStatus::ClusterTooLarge)) {
