@@ -38,6 +38,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -718,6 +719,22 @@ TEST_CASE("dispatch first use: never timed under stream capture; the predict mod
     CHECK(p.measured_ms == 0);
     CHECK(totals.failures == 0);
     CHECK(w.dispatchMode(7) == -2);
+    // What first use costs in measure mode (a new shape), against a decided launch.
+    CHECK(w.dispatchMode(1) == 0);
+    Problem fresh(w, M + 1, N, 8);
+    auto wall = [&]() {
+      const auto t0 = std::chrono::steady_clock::now();
+      const int s = w.launchAuto(fresh.deviceArgs(), M + 1, N, nullptr);
+      const cudaError_t e = cudaDeviceSynchronize();
+      CHECK(s == 0);
+      CHECK(e == cudaSuccess);
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    const double first = wall(), decided = wall();
+    REQUIRE(w.lastPlan(M + 1, N, &p) == 0);
+    std::printf("first use %-20s M=%lld N=%lld: %.3f ms (decided: %.3f ms), source %d\n", w.name, M + 1, N, first,
+                decided, p.source);
+    std::fflush(stdout);
     w.dispatchMode(before);
   }
 }
