@@ -172,7 +172,7 @@ int credit::driverMain(int argc, char **argv) {
                                    "  creditc op.credit --report [--N=65536]\n"
                                    "  creditc op.credit -o op.cu [--header=op.h]\n"
                                    "  creditc predict op.credit --profile p.json --M 4096 --N 65536 "
-                                   "--tB <ms>   (docs/cost-model.md)\n",
+                                   "[--tB <ms>]   (docs/cost-model.md)\n",
                                    &errs()))
     return kExitUserError;
 
