@@ -132,6 +132,15 @@ std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::Ker
   d.deviceName = profile->deviceName;
   d.device = profile->device;
   d.traffic = facts->modelKernel().traffic;
+  bool anyGrid = false;
+  for (int protocol = 0; protocol < 2; ++protocol)
+    for (int l = 1; l < model::kNumClusterSizes; ++l)
+      anyGrid |= d.device.gridMeasured[protocol][l] && d.device.gridMeasured[protocol][0];
+  if (!anyGrid)
+    WithColor::warning(errs(), "creditc")
+        << path << " has no control grid (nor control timings with their footprints to fit one): the "
+        << "dispatch cannot evaluate a cluster size and runs the baseline; measure the profile with "
+        << "credit-calibrate (docs/cost-model.md)\n";
   return d;
 }
 
