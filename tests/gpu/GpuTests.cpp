@@ -640,10 +640,10 @@ TEST_CASE("model-driven dispatch: launch_auto, last_plan, autotune", "[gpu][disp
       credit_plan p{};
       CHECK(w.lastPlan(M, N, &p) == 102);  // no decision before the first launch_auto
       // 1. The model's choice, from a T_B timed on the first call, then the fastest of
-      // the baseline and the model's closest candidates (source 3) where it timed any.
+      // the baseline and the model's closest candidates (source 4) where it timed any.
       CHECK(problem.run({"auto", 1, 0}, totals));
       REQUIRE(w.lastPlan(M, N, &p) == 0);
-      CHECK((p.source == 0 || p.source == 3));
+      CHECK((p.source == 0 || p.source == 4));
       CHECK(p.tB_ms > 0);
       if (p.source == 0)
         CHECK((p.variant == 2 ? p.deltaT_ms > 0 : p.variant == p.baseline));

@@ -71,7 +71,7 @@ typedef struct credit_plan {
   int P;              /* cluster size (1 for reread and staged) */
   int protocol;       /* 0 sync, 1 mbarrier (cluster only) */
   int baseline;       /* the kernel T_B timed: 0 reread, 1 staged */
-  int source;         /* 0 the model, 1 autotune, 2 fallback, 3 the model's closest candidates timed */
+  int source;         /* 0 the model, 1 autotune, 2 fallback, 4 the model's closest candidates timed */
   int evaluated;      /* the model evaluated at least one cluster size */
   double tB_ms;       /* T_B, the baseline's time at (M, N) (predicted in model mode) */
   double deltaT_ms;   /* model: Eq. 9 of the best cluster size (> 0: profitable); autotune: T_B - best */
