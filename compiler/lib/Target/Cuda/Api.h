@@ -19,7 +19,7 @@ namespace credit::cuda {
 enum class ApiFn {
   LaunchCluster, LaunchStaged, LaunchReread, LaunchControl, // one per wanted variant
   Signature, MaxLegalN, LaunchGeneric, StatusString,        // always
-  Plan, LaunchAuto, Autotune, LastPlan, LaunchAutoGeneric, AutotuneGeneric, // --profile
+  Plan, LaunchAuto, Autotune, LastPlan, LaunchAutoGeneric, AutotuneGeneric, DispatchMode, // --profile
 };
 
 /// The functions the generated file defines, in the order it defines them.
