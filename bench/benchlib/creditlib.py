@@ -91,7 +91,9 @@ def build_libraries(gen_dir, names, lib_dir, tag, arch="sm_90", includes=(), ext
                          f"(expected {', '.join(n + '.cu' for n in missing)})")
     if shutil.which("nvcc") is None:
         raise BuildError("nvcc not found on PATH (the CUDA toolkit's bin directory)")
-    flags = nvcc_command("SRC", "OUT", arch, includes, extra)
+    # The key names the include directories by position, not by path: their contents are hashed,
+    # so a library built in another checkout of the same files is reused.
+    flags = nvcc_command("SRC", "OUT", arch, [f"INCLUDE{i}" for i in range(len(includes))], extra)
     os.makedirs(os.path.join(lib_dir, tag), exist_ok=True)
     jobs_to_run, paths = [], {}
     for n in names:

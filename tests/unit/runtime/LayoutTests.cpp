@@ -1,4 +1,4 @@
-// Layout.h: the padding rule against seed 002's tables, kernel geometry, SMEM
+// Layout.h: the padding rule against tables of bank-conflict degrees (fp32, fp16), kernel geometry, SMEM
 // layout and Eq. (3) legality, the target table.
 #include "credit/runtime/Layout.h"
 
@@ -10,12 +10,12 @@
 using namespace credit;
 
 // Usable in constant expressions (the compiler and generated code rely on it).
-static_assert(pickPad(56, 2) == 16, "seed 002: chunk 56 fp16 takes k = 2");
+static_assert(pickPad(56, 2) == 16, "chunk 56 fp16 takes k = 2");
 static_assert(conflictDegree(32, 1) == 32, "fp16 chunk 64, no pad");
 static_assert(sliceElems(65536, 8) == 8192, "");
 static_assert(findTarget("sm_90").smemOptinBytes == 232448, "");
 
-TEST_CASE("conflictDegree: seed 002 fp32 chunk=64 predicted-bound table", "[layout][pad]") {
+TEST_CASE("conflictDegree: fp32 chunk=64 predicted-bound table", "[layout][pad]") {
   // Rows: gcd(S,32) = 1,2,4,8,16,32 (S = 64 + pad words at fp32 chunk 64, pad = g);
   // columns: predicted bound for 32 / 64 / 128-bit accesses (w = 1, 2, 4).
   struct Row { int g; int d1, d2, d4; };
@@ -31,7 +31,7 @@ TEST_CASE("conflictDegree: seed 002 fp32 chunk=64 predicted-bound table", "[layo
   }
 }
 
-TEST_CASE("minPadForWidth: seed 002 fastest pad at fp32 chunk=64", "[layout][pad]") {
+TEST_CASE("minPadForWidth: fastest pad at fp32 chunk=64", "[layout][pad]") {
   // 32-bit: pad 1 (S = 65), 64-bit: pad 2 (S = 66), 128-bit: pad 4 (S = 68).
   CHECK(minPadForWidth(64, 4, 4) == 1);
   CHECK(minPadForWidth(64, 4, 8) == 2);
@@ -48,7 +48,7 @@ TEST_CASE("minPadForWidth: seed 002 fastest pad at fp32 chunk=64", "[layout][pad
   CHECK(needsPad(64, 4, 16));  // gcd 32 > 4
 }
 
-TEST_CASE("pickPad: seed 002 fp16/bf16 chunk table", "[layout][pad]") {
+TEST_CASE("pickPad: fp16/bf16 chunk table", "[layout][pad]") {
   // chunk, S(k=1), gcd, S(k=2), gcd
   struct Row { int chunk; int s1, g1, s2, g2; int pick; };
   const Row rows[] = {
@@ -82,7 +82,7 @@ TEST_CASE("pickPad reaches gcd 4 whenever chunk*E is a multiple of 16", "[layout
   }
 }
 
-TEST_CASE("conflictDegree: seed 002 measured sweep (fp16, w=1)", "[layout][pad]") {
+TEST_CASE("conflictDegree: measured sweep (fp16, w=1)", "[layout][pad]") {
   const int chunks[] = {16, 32, 64, 128};
   const int pads[] = {0, 2, 4, 8, 16};
   const int expected[4][5] = {
