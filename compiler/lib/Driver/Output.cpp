@@ -85,6 +85,17 @@ static bool sameFile(StringRef a, StringRef b) {
   return normalized(a) == normalized(b);
 }
 
+/// A character device (/dev/null, a terminal) or a FIFO: written into, never
+/// replaced by a file of the same name.
+static bool writtenInPlace(const sys::fs::file_status &st) {
+  return st.type() == sys::fs::file_type::character_file || st.type() == sys::fs::file_type::fifo_file;
+}
+
+bool OutputSet::File::inPlace() const {
+  sys::fs::file_status st;
+  return !isStdout() && !sys::fs::status(path, st) && writtenInPlace(st);
+}
+
 Error OutputSet::check() const {
   for (size_t i = 0; i < files.size(); ++i) {
     const File &f = files[i];
@@ -102,9 +113,9 @@ Error OutputSet::check() const {
     if (!sys::fs::status(f.path, st)) {
       if (sys::fs::is_directory(st))
         return fail(named + " is a directory");
-      if (!sys::fs::is_regular_file(st))
-        return fail(named + " exists and is not a regular file (a device, FIFO or socket); creditc "
-                            "replaces only regular files (use '-' for standard output)");
+      if (!sys::fs::is_regular_file(st) && !writtenInPlace(st))
+        return fail(named + " exists and is neither a regular file nor a character device or FIFO "
+                            "(creditc replaces only regular files)");
       continue;
     }
     StringRef dir = sys::path::parent_path(f.path);
@@ -126,9 +137,11 @@ Error OutputSet::commit() {
       if (t)
         consumeError(t->discard());
   };
+  std::vector<bool> inPlace(files.size());
   for (size_t i = 0; i < files.size(); ++i) {
     const File &f = files[i];
-    if (f.isStdout())
+    inPlace[i] = f.inPlace();
+    if (f.isStdout() || inPlace[i])
       continue;
     Expected<sys::fs::TempFile> temp =
         sys::fs::TempFile::create(f.path + ".tmp-%%%%%%", sys::fs::all_read | sys::fs::all_write);
@@ -147,17 +160,38 @@ Error OutputSet::commit() {
       return fail("cannot write " + f.option + " '" + f.path + "': " + ec.message());
     }
   }
-  // 2. The standard-output ones.
-  for (const File &f : files) {
-    if (!f.isStdout())
-      continue;
-    outs() << f.contents;
-    outs().flush();
-    if (outs().has_error()) {
-      std::error_code ec = outs().error();
-      outs().clear_error();
-      discardAll();
-      return fail("cannot write " + f.option + " to standard output: " + ec.message());
+  // 2. The ones that cannot be staged: standard output, devices and FIFOs.
+  for (size_t i = 0; i < files.size(); ++i) {
+    const File &f = files[i];
+    if (f.isStdout()) {
+      outs() << f.contents;
+      outs().flush();
+      if (outs().has_error()) {
+        std::error_code ec = outs().error();
+        outs().clear_error();
+        discardAll();
+        return fail("cannot write " + f.option + " to standard output: " + ec.message());
+      }
+    } else if (inPlace[i]) {
+      std::error_code ec;
+      {
+        raw_fd_ostream os(f.path, ec, sys::fs::CD_OpenExisting);
+        if (!ec) {
+          os << f.contents;
+          os.flush();
+          ec = os.error();
+          os.clear_error();
+          if (!ec) {
+            os.close();
+            ec = os.error();
+            os.clear_error();
+          }
+        }
+      }
+      if (ec) {
+        discardAll();
+        return fail("cannot write " + f.option + " '" + f.path + "': " + ec.message());
+      }
     }
   }
   // 3. All complete: rename them into place. A failed rename removes the

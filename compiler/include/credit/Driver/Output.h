@@ -10,9 +10,10 @@
 //    temporary file beside its destination, every write is checked, and the
 //    temporaries are renamed into place only once all of them are complete;
 //  - an output never replaces an input of the invocation (the source, the
-//    profile), never replaces anything but a regular file (a device, a FIFO, a
-//    directory are refused: "-" is standard output), and no two outputs name
-//    the same file.
+//    profile) and never replaces anything but a regular file: a character
+//    device (/dev/null) or a FIFO is written into, like standard output ("-"),
+//    once every staged file is complete; a directory, socket or block device
+//    is refused. No two outputs name the same file.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_DRIVER_OUTPUT_H
@@ -63,6 +64,8 @@ private:
   struct File {
     std::string option, path, contents;
     bool isStdout() const { return path == "-"; }
+    bool inPlace() const; // an existing character device or FIFO
+
   };
   std::vector<std::string> inputs;
   std::vector<File> files;
