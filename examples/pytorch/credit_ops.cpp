@@ -67,7 +67,15 @@ void checkBroadcast(const torch::Tensor& v, const torch::Tensor& x, const char* 
   checkRuntime(v.is_contiguous(), n + " must be contiguous");
 }
 
-using MaxLegalN = long long (*)(const char*, int, int);
+// The Eq. 3 bound of the cluster variant for (P, protocol).
+using MaxLegalN = long long (*)(int, int);
+
+long long layernormClusterBound(int P, int protocol) {
+  return credit_layernorm_max_legal_n(CREDIT_LAYERNORM_VARIANT_CLUSTER, P, protocol);
+}
+long long quantInt8ClusterBound(int P, int protocol) {
+  return credit_quant_int8_max_legal_n(CREDIT_QUANT_INT8_VARIANT_CLUSTER, P, protocol);
+}
 
 // The launch plan for a row width: the cluster kernel with P CTAs per row, P the
 // power of two in 1..8 closest above N / 8192 (about 8K elements of the row per
@@ -76,7 +84,7 @@ using MaxLegalN = long long (*)(const char*, int, int);
 std::tuple<std::string, int> plan(long long N, int protocol, MaxLegalN maxLegal) {
   int P = 1;
   while (P < 8 && static_cast<long long>(P) * 8192 < N) P *= 2;
-  while (P <= 16 && N > maxLegal("cluster", P, protocol)) P *= 2;
+  while (P <= 16 && N > maxLegal(P, protocol)) P *= 2;
   if (P > 16) return {"reread", 1};
   return {"cluster", P};
 }
@@ -109,7 +117,7 @@ torch::Tensor layernorm(const torch::Tensor& x, const torch::Tensor& weight,
   cudaStream_t stream = at::cuda::getCurrentCUDAStream(x.device().index()).stream();
   std::string variant = "cluster";
   int p = static_cast<int>(P);
-  if (p == 0) std::tie(variant, p) = plan(N, static_cast<int>(protocol), credit_layernorm_max_legal_n);
+  if (p == 0) std::tie(variant, p) = plan(N, static_cast<int>(protocol), layernormClusterBound);
   int status =
       variant == "reread"
           ? credit_layernorm_launch_reread(x.data_ptr<float>(), weight.data_ptr<float>(),
@@ -135,7 +143,7 @@ std::tuple<torch::Tensor, torch::Tensor> quant_int8(const torch::Tensor& x, int6
   cudaStream_t stream = at::cuda::getCurrentCUDAStream(x.device().index()).stream();
   std::string variant = "cluster";
   int p = static_cast<int>(P);
-  if (p == 0) std::tie(variant, p) = plan(N, static_cast<int>(protocol), credit_quant_int8_max_legal_n);
+  if (p == 0) std::tie(variant, p) = plan(N, static_cast<int>(protocol), quantInt8ClusterBound);
   int status =
       variant == "reread"
           ? credit_quant_int8_launch_reread(x.data_ptr<float>(), q.data_ptr<int8_t>(),
@@ -150,7 +158,7 @@ std::tuple<torch::Tensor, torch::Tensor> quant_int8(const torch::Tensor& x, int6
 std::tuple<std::string, int> layernorm_plan(int64_t N, int64_t protocol) {
   checkProtocol(protocol);
   checkValue(N > 0, "N must be positive");
-  return plan(N, static_cast<int>(protocol), credit_layernorm_max_legal_n);
+  return plan(N, static_cast<int>(protocol), layernormClusterBound);
 }
 
 }  // namespace
@@ -165,6 +173,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("N"), py::arg("protocol") = 0);
   m.def("layernorm_signature", [] { return std::string(credit_layernorm_signature()); });
   m.def("layernorm_max_legal_n", [](const std::string& variant, int P, int protocol) {
-    return credit_layernorm_max_legal_n(variant.c_str(), P, protocol);
+    if (variant == "cluster") return credit_layernorm_max_legal_n(CREDIT_LAYERNORM_VARIANT_CLUSTER, P, protocol);
+    if (variant == "staged") return credit_layernorm_max_legal_n(CREDIT_LAYERNORM_VARIANT_STAGED, P, protocol);
+    if (variant == "reread") return credit_layernorm_max_legal_n(CREDIT_LAYERNORM_VARIANT_REREAD, P, protocol);
+    return 0LL;
   });
 }

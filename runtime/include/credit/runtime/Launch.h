@@ -160,6 +160,12 @@ inline bool same(const char* a, const char* b) {
   return *a == *b;
 }
 
+// The name of a launch API variant enumerator (credit_<K>_variant, the numbering of
+// credit_plan::variant): 0 reread, 1 staged, 2 cluster; null for any other value.
+inline const char* apiVariantName(int variant) {
+  return variant == 0 ? "reread" : variant == 1 ? "staged" : variant == 2 ? "cluster" : nullptr;
+}
+
 // The largest legal N (Eq. 3) of a variant for the file's target (reread: no bound,
 // kMaxRowElems); 0 for an unknown variant or P < 1.
 inline long long maxLegalN(const Workload& w, const char* variant, int P, int protocol) {
