@@ -113,5 +113,13 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
   }
   if (failed(pm.run(*moduleOp)))
     return UserError;
+  // An input nothing reads (after dead lets are gone) still costs the caller a
+  // pointer argument and the launcher its checks: likely a mistake.
+  for (mlir::credit::KernelOp k : kernels())
+    for (mlir::credit::InputOp in : k.getInputOps())
+      if (in.getResult().use_empty())
+        in.emitWarning("input '") << in.getName() << "' of kernel '" << k.getSymName()
+                                  << "' is never read; it stays an argument of the generated "
+                                     "launch API";
   return Ok;
 }
