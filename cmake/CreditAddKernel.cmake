@@ -3,7 +3,7 @@
 #
 #   credit_add_kernel(<target> SRC <op.credit>
 #                     [VARIANTS cluster|staged|reread|control ...]   # default: all
-#                     [ARCH sm_90|sm_100|sm_120]                      # default: sm_90
+#                     [ARCH sm_90|sm_100|sm_120|sm_80|sm_86|sm_89]    # default: sm_90
 #                     [FLAGS <creditc flag> ...]                     # e.g. --cta-threads=512 --kernel=k
 #                     [PROFILE <device profile .json>]               # model-driven dispatch
 #                     [PREFIX <symbol prefix>]                        # default: credit_<kernel>
@@ -64,7 +64,7 @@ function(credit_add_kernel target)
     set(ARG_ARCH sm_90)
   endif()
   if(NOT ARG_ARCH MATCHES "^sm_([0-9]+)$")
-    message(FATAL_ERROR "credit_add_kernel(${target}): ARCH must be sm_90, sm_100 or sm_120, not '${ARG_ARCH}'")
+    message(FATAL_ERROR "credit_add_kernel(${target}): ARCH must be sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120, not '${ARG_ARCH}'")
   endif()
   set(cuda_arch "${CMAKE_MATCH_1}")
 

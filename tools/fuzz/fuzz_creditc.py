@@ -252,12 +252,18 @@ def run_one(args, data, mode, seed):
         env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
         t0 = time.time()
-        try:
-            p = subprocess.run(cmd, input=data if mode == "stdin" else None, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=args.timeout, env=env,
-                               stdin=None if mode == "stdin" else subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return "timeout", cmd, b"", 0, args.timeout
+        for attempt in range(30):
+            try:
+                p = subprocess.run(cmd, input=data if mode == "stdin" else None, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=args.timeout, env=env,
+                                   stdin=None if mode == "stdin" else subprocess.DEVNULL)
+                break
+            except subprocess.TimeoutExpired:
+                return "timeout", cmd, b"", 0, args.timeout
+            except OSError:  # the binary is being relinked: wait for it
+                time.sleep(2)
+        else:
+            return "cannot run creditc", cmd, b"", 0, 0
         dt = time.time() - t0
         err = p.stderr.decode("utf-8", "replace")
         if p.returncode not in (0, 1, 2):
@@ -334,6 +340,7 @@ def main():
     ap.add_argument("--corpus", action="append", default=[])
     ap.add_argument("--stats-every", type=int, default=1000)
     args = ap.parse_args()
+    args.creditc = os.path.abspath(args.creditc)
     if not args.runs and not args.seconds:
         ap.error("give --runs or --seconds")
     corpus = load_corpus(args.corpus or [os.path.join(HERE, "corpus"), os.path.join(ROOT, "dsl_examples")])

@@ -43,7 +43,7 @@ namespace {
 enum class EmitKind { Report, MLIR, Cuda, Header, Reference };
 
 /// The targets --arch takes, for messages.
-constexpr const char *kTargetList = "sm_90, sm_100 or sm_120";
+constexpr const char *kTargetList = "sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120";
 
 struct Options {
   cl::OptionCategory category{"creditc options"};
@@ -73,7 +73,7 @@ struct Options {
                               cl::ValueOptional, cl::value_desc("text|json"), cl::cat(category)};
   cl::opt<long long> N{"N", cl::desc("Row width for the legality table"), cl::init(0),
                        cl::cat(category)};
-  cl::opt<std::string> arch{"arch", cl::desc("Target: sm_90, sm_100 or sm_120"),
+  cl::opt<std::string> arch{"arch", cl::desc("Target: sm_90, sm_100, sm_120 (clusters), or sm_80, sm_86, sm_89 (the reread and staged kernels only)"),
                             cl::init("sm_90"), cl::cat(category)};
   cl::opt<int> threads{"cta-threads",
                        cl::desc("Threads per CTA of the generated kernels: 128, 256 (default), "
@@ -303,6 +303,23 @@ int compileMain(int argc, char **argv) {
       return error("unknown --variant '" + v + "' (expected cluster, reread, staged or control)");
     variants.push_back(*parsed);
   }
+  // Before sm_90 there are no clusters: the baselines only, and no model-driven
+  // dispatch (it chooses cluster sizes).
+  std::vector<std::string> pipelineVariants = opts.variants;
+  if (!hasClusters(findTarget(opts.arch.c_str()))) {
+    for (Variant v : variants)
+      if (v == Variant::Cluster || v == Variant::Control)
+        return error("--variant=" + variantName(v) + " needs thread-block clusters, which --arch=" +
+                     opts.arch + " lacks (sm_90 and later have them)");
+    if (!opts.profile.empty())
+      return error("--profile (the model-driven dispatch) chooses cluster sizes, which --arch=" +
+                   opts.arch + " lacks: leave it out; " + "launch_generic with the staged variant "
+                   "where max_legal_n allows N, else reread");
+    if (variants.empty()) {
+      variants = {Variant::Staged, Variant::Reread};
+      pipelineVariants = {"staged", "reread"};
+    }
+  }
   Expected<OutputPlan> planned = planOutputs(opts);
   if (!planned)
     return error(toString(planned.takeError()));
@@ -344,7 +361,7 @@ int compileMain(int argc, char **argv) {
   pipeline.N = opts.N;
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
-  pipeline.variants = opts.variants;
+  pipeline.variants = pipelineVariants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
   // The CUDA generator does not print the online statistic yet.

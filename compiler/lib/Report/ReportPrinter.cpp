@@ -78,6 +78,12 @@ static llvm::StringRef whatRuns(const Report &r) {
 
 static llvm::StringRef whatRunsText(const Report &r) {
   llvm::StringRef w = whatRuns(r);
+  const bool clusters = llvm::any_of(r.legality, [](const LegalityRow &row) { return row.P > 1; });
+  if (!clusters)
+    return w == "staged" ? "the one-CTA staged kernel (the target has no clusters)"
+                         : "the row does not fit one CTA and the target has no clusters: only the "
+                           "global-reread kernel runs (no on-chip reuse, no speedup); launch_staged "
+                           "returns NotLegal (7)";
   if (w == "cluster")
     return "the clustered kernels, at the legal P above";
   if (w == "staged")

@@ -18,6 +18,8 @@ llvm::SmallVector<ApiFn> apiFunctions(const KernelView &k) {
   if (k.options->dispatch)
     fns.append({ApiFn::Plan, ApiFn::LaunchAutoGeneric, ApiFn::AutotuneGeneric, ApiFn::LaunchAuto,
                 ApiFn::Autotune, ApiFn::LastPlan});
+  else if (!::credit::hasClusters(k.target) && k.wants(Variant::Staged) && k.wants(Variant::Reread))
+    fns.push_back(ApiFn::LaunchAuto); // staged where it fits, else reread
   if (k.wants(Variant::Control))
     fns.push_back(ApiFn::LaunchControl);
   fns.append({ApiFn::MaxLegalNNamed, ApiFn::LaunchNamed});

@@ -66,6 +66,9 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
          << "/* Model-driven dispatch (creditc --profile): plan from a T_B; launch with the model's (or the\n"
          << "   autotuned) choice, timing T_B once per shape; time every legal variant and keep the fastest;\n"
          << "   the decision recorded for a shape. */\n";
+    if (fn == ApiFn::LaunchAuto && !k.options->dispatch)
+      os << "/* The target has no clusters: the staged kernel where " << k.prefix
+         << "_max_legal_n allows N, else reread. */\n";
     if (fn == ApiFn::LaunchAutoGeneric)
       os << "/* The data arguments as an array, in " << k.prefix << "_signature() order. */\n";
     std::string proto = prototype(k, fn);

@@ -63,7 +63,10 @@ void printForward(const KernelView &k, ApiFn fn, llvm::raw_ostream &out) {
     os << "return credit::host::plan(kDispatch, M, N, tB_ms, out);";
     break;
   case ApiFn::LaunchAuto:
-    os << args << "return credit::host::launchAuto(kDispatch, args, M, N, stream);";
+    if (k.options->dispatch)
+      os << args << "return credit::host::launchAuto(kDispatch, args, M, N, stream);";
+    else
+      os << args << "return credit::host::launchBaseline(kWorkload, args, M, N, stream);";
     break;
   case ApiFn::Autotune:
     os << args << "return credit::host::autotune(kDispatch, args, M, N, stream, model, tuned);";

@@ -160,6 +160,15 @@ inline bool same(const char* a, const char* b) {
   return *a == *b;
 }
 
+// The dispatch of a target without clusters: the one-CTA staged kernel where Eq. 3
+// allows N at P = 1, else the global-reread kernel.
+inline int launchBaseline(const Workload& w, const void* const* args, long long M, long long N,
+                          cudaStream_t stream) {
+  if (hasForm(w, Form::Staged) && N <= credit::maxLegalN(w.geometry, 1, Protocol::Sync, w.target.smemOptinBytes))
+    return launchStaged(w, args, M, N, stream);
+  return launchReread(w, args, M, N, stream);
+}
+
 // The name of a launch API variant enumerator (credit_<K>_variant, the numbering of
 // credit_plan::variant): 0 reread, 1 staged, 2 cluster; null for any other value.
 inline const char* apiVariantName(int variant) {
