@@ -270,7 +270,7 @@ int compileMain(int argc, char **argv) {
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "creditc version " << CREDIT_VERSION << "\n"
        << "  MLIR/LLVM " << LLVM_VERSION_STRING << ", NVRTC " << nvrtcVersionString() << "\n"
-       << "  targets: sm_90 (default), sm_100, sm_120\n";
+       << "  targets: sm_90 (default), sm_100, sm_120; sm_80, sm_86, sm_89 (no clusters)\n";
   });
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "creditc: clustered reduction-reuse kernels for Hopper\n\n"
