@@ -4,7 +4,7 @@
 #   tests       the runtime's unit tests (NVRTC, kernel cache, driver API), every
 #               generated variant and form against its float64 reference, and the
 #               model-driven dispatch;
-#   examples    examples/pytorch against eager PyTorch (when Python has torch) and
+#   examples    the Python package's tests (python/tests, when Python has torch) and
 #               examples/cmake-consumer's program (when the bundle has it);
 #   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on every
 #               variant at small shapes.
@@ -116,16 +116,15 @@ if wants tests; then
 fi
 
 if wants examples; then
-  step "examples/pytorch"
-  if [ ! -d "$bundle/pytorch" ]; then
-    record SKIP "examples/pytorch (not in the bundle)"
+  step "python/credit (examples/pytorch)"
+  if [ ! -d "$bundle/python" ]; then
+    record SKIP "python/credit (not in the bundle)"
   elif ! python3 -c "import torch" 2> /dev/null; then
-    record SKIP "examples/pytorch (no torch in python3)"
+    record SKIP "python/credit (no torch in python3)"
   else
-    TORCH_EXTENSIONS_DIR="$build/torch-extensions" CREDIT_TORCH_GEN="$bundle/pytorch" \
-      python3 -u "$root/examples/pytorch/test_credit_torch.py" --require-gpu > "$logs/pytorch.txt" 2>&1
-    rc=$?; tail -5 "$logs/pytorch.txt"
-    [ $rc -eq 0 ] && record PASS "examples/pytorch" || record FAIL "examples/pytorch (exit $rc)"
+    python3 -u "$root/python/tests/run_all.py" --bundle "$bundle/python" > "$logs/python.txt" 2>&1
+    rc=$?; tail -12 "$logs/python.txt"
+    [ $rc -eq 0 ] && record PASS "python/credit" || record FAIL "python/credit (exit $rc)"
   fi
 
   step "examples/cmake-consumer"

@@ -6,7 +6,7 @@
 #              from a device profile, launch-API headers, float64 references,
 #              static reports, and the commit they were generated from;
 #   include/   Catch2's single header (the GPU tests' one dependency besides CUDA);
-#   pytorch/   the generated files examples/pytorch compiles;
+#   python/    what the Python package's tests load (python/tools/prepare_bundle.sh);
 #   consumer/  examples/cmake-consumer's program, if scripts/test-consumer.sh built it.
 # The GPU machine then needs the CUDA toolkit and CMake (and Python with torch for
 # the benchmark and the PyTorch example): copy the repository with its bundle there,
@@ -61,7 +61,7 @@ rm -rf "$out/include/catch2" && cp -r "$catch2" "$out/include/"
 git -C "$root" describe --always --dirty --abbrev=40 > "$gen/commit" 2>/dev/null || echo unknown > "$gen/commit"
 cp "$gen/commit" "$out/commit"
 
-CREDITC="$creditc" "$root/examples/pytorch/prepare.sh" "$out/pytorch" > /dev/null
+CREDITC="$creditc" "$root/python/tools/prepare_bundle.sh" --out "$out/python" --profile "$profile" > /dev/null
 consumer="${BUILD_DIR:-$(dirname "$(dirname "$creditc")")}/consumer-test/build/credit-consumer"
 rm -rf "$out/consumer"
 if [ -x "$consumer" ]; then

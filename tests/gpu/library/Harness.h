@@ -87,7 +87,7 @@ class Problem {
       : spec(s), w(s.w), M(M), N(N), seed(freshSeed()) {
     for (int i = 0; i < w.numArgs; ++i) {
       void* p = nullptr;
-      REQUIRE(cudaMalloc(&p, bytes(i) + 256) == cudaSuccess);
+      REQUIRE(cudaMalloc(&p, bytes(i) + 256) == cudaSuccess);  // room for the misaligned shift
       base.push_back(p);
       const bool shift = misaligned && w.argKind[i] != credit::host::kArgPerRow;
       args.push_back(static_cast<char*>(p) + (shift ? w.argBytes[i] : 0));
@@ -161,7 +161,9 @@ class Problem {
     const int k = w.argKind[i];
     return k == credit::host::kArgRow ? size_t(M) * size_t(N) : k == credit::host::kArgBroadcast ? size_t(N) : size_t(M);
   }
-  size_t bytes(int i) const { return std::max<size_t>(count(i) * size_t(w.argBytes[i]), 4); }
+  // An argument's bytes: exactly its elements (poisoned, counted and compared), so
+  // that an i8 output of fewer than four elements has no bytes no kernel writes.
+  size_t bytes(int i) const { return count(i) * size_t(w.argBytes[i]); }
   size_t perRow(int i) const { return w.argKind[i] == credit::host::kArgRow ? size_t(N) : 1; }
 
   void chooseRows() {

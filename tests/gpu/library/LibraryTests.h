@@ -56,9 +56,18 @@ class Counter {
   unsigned* p = nullptr;
 };
 
+// Whether the workload has a kernel of form f for the problem's accesses: float4 where
+// every row pointer is aligned and N % 4 == 0, else scalar (the persistent forms have
+// float4 kernels only).
+inline bool generated(const Problem& p, Form f) {
+  return credit::host::findKernel(p.w, f, credit::host::vec4Ok(p.w, p.data(), p.N)) != nullptr;
+}
+
 // Launches form f at P on the problem (poisoned first); true if it ran, false if the
-// form does not compute this shape (NotLegal) or the device refuses the cluster.
+// workload has no kernel of f for these accesses, the form does not compute this shape
+// (NotLegal) or the device refuses the cluster.
 inline bool launch(Problem& p, Form f, int P, unsigned* counter = nullptr) {
+  if (!generated(p, f)) return false;
   p.poison();
   const int status = launchForm(p.w, f, p.data(), p.M, p.N, P, nullptr, counter);
   if (status == static_cast<int>(credit::LaunchStatus::NotLegal) ||
@@ -195,8 +204,24 @@ inline void launchApi(const Spec& spec) {
           REQUIRE(status == credit::kStatusOk);
           CHECK(p.check());
         }
-    CHECK(credit::host::launchControl(p.w, p.M, p.N, 2, 0, nullptr) == credit::kStatusOk);
-    CHECK(credit::host::launchControl(p.w, p.M, p.N, 2, 1, nullptr) == credit::kStatusOk);
+    // The control kernels take the cluster kernel's SMEM, hence its Eq. 3 bound: they run
+    // at the smallest cluster of two or more CTAs where N is legal and are refused
+    // (NotLegal, nothing launched) at a smaller one.
+    for (int protocol : {0, 1}) {
+      int P = 2;
+      while (P <= maxP() && N > credit::host::maxLegalN(p.w, "control", P, protocol)) {
+        INFO(p.label() << " control P=" << P << " protocol " << protocol);
+        CHECK(credit::host::launchControl(p.w, p.M, p.N, P, protocol, nullptr) ==
+              static_cast<int>(credit::LaunchStatus::NotLegal));
+        P *= 2;
+      }
+      if (P > maxP()) continue;
+      const int status = credit::host::launchControl(p.w, p.M, p.N, P, protocol, nullptr);
+      INFO(p.label() << " control P=" << P << " protocol " << protocol << ": " << status << " "
+                     << credit::host::statusString(status));
+      if (status == static_cast<int>(credit::LaunchStatus::ClusterTooLarge)) continue;
+      CHECK(status == credit::kStatusOk);
+    }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   }
   Problem p(spec, 4, 4096);

@@ -135,26 +135,6 @@ template __global__ void credit_test_exchange_sync<4>(const float*, float*, int)
 template __global__ void credit_test_exchange_sync<1>(const float*, float*, int);
 )cu";
 
-// Files of the previous emitter paste kLayoutH, kLaunchCheckH and kDevicePreludeCuh
-// and call the credit_* names: they must stay self-contained.
-const char* const kLegacyKernel = R"cu(
-extern "C" __global__ void legacy(float* y, int P) {
-  unsigned char* smem = credit_dynamic_smem();
-  float* slots = reinterpret_cast<float*>(smem);
-  credit_cluster_arrive_relaxed();
-  credit_cluster_wait();
-  const float v = credit_warp_reduce<CREDIT_SUM>(static_cast<float>(threadIdx.x));
-  credit_push_sync<1>(&v, slots, P);
-  credit_cluster_sync();
-  y[blockIdx.x] = credit_combine_slots<CREDIT_MAX>(slots, 0, 1, P) + credit::sliceElems(1024, P);
-  credit_cluster_sync();
-}
-)cu";
-
-std::string legacySource() {
-  return std::string(embedded::kLayoutH) + embedded::kLaunchCheckH + embedded::kDevicePreludeCuh + kLegacyKernel;
-}
-
 }  // namespace
 
 TEST_CASE("embedded library headers", "[embed]") {
@@ -187,12 +167,6 @@ TEST_CASE("embedded library headers", "[embed]") {
   CHECK(inlined.find("struct RowKernel") != std::string::npos);
   CHECK(inlined.find("launchCluster") != std::string::npos);
   CHECK(libraryDigest().size() == 64);
-  // The texts of the previous emitter's files.
-  const std::string layout = embedded::kLayoutH, prelude = embedded::kDevicePreludeCuh;
-  CHECK(layout.find("pickPad") != std::string::npos);
-  CHECK(layout.find("#include \"credit/") == std::string::npos);
-  CHECK(prelude.find("credit_push_async") != std::string::npos);
-  CHECK(prelude.find("#include \"credit/") == std::string::npos);
 }
 
 TEST_CASE("NVRTC version", "[nvrtc]") {
@@ -238,15 +212,6 @@ TEST_CASE("NVRTC compiles the library's exchange protocols with no include path"
       CHECK(f.spillLoadBytes == 0);
     }
   }
-}
-
-TEST_CASE("The previous emitter's embedded texts are self-contained", "[nvrtc]") {
-  NvrtcOptions opt;
-  opt.libraryHeaders = false;
-  const NvrtcResult r = compileToCubin(legacySource(), "legacy.cu", opt);
-  INFO(r.log);
-  CHECK(r.ok);
-  CHECK(r.kernels.size() == 1);
 }
 
 TEST_CASE("NVRTC reports a compile error without throwing", "[nvrtc]") {

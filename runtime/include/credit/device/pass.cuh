@@ -94,7 +94,11 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
   constexpr int U = K::kUnroll, VEC = K::VEC;
   float* at[K::NK];
   detail::pieces(Indices<K::NK>{}, k, at, piece1);
-  float v[K::NI][U][VEC];
+  // Zeroed: a batch past the slice's end loads only its first positions, and an
+  // unloaded (undefined) element lets the compiler give it the register of another
+  // pass's element, which then stays live from pass to pass (more registers, fewer
+  // CTAs per SM wherever SMEM does not bound them: short slices).
+  float v[K::NI][U][VEC] = {};
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const unsigned off = base + u * VEC * K::kThreads;
