@@ -78,6 +78,15 @@ static std::string normalized(StringRef path) {
   return std::string(p);
 }
 
+/// Where writing `path` lands: through a symbolic link (/dev/stdout, a link
+/// to a file elsewhere) its target, so that the link stays a link.
+static std::string destination(StringRef path) {
+  SmallString<256> real;
+  if (sys::fs::is_symlink_file(path) && !sys::fs::real_path(path, real))
+    return std::string(real);
+  return path.str();
+}
+
 static bool sameFile(StringRef a, StringRef b) {
   bool same = false;
   if (!sys::fs::equivalent(a, b, same) && same)
@@ -93,7 +102,7 @@ static bool writtenInPlace(const sys::fs::file_status &st) {
 
 bool OutputSet::File::inPlace() const {
   sys::fs::file_status st;
-  return !isStdout() && !sys::fs::status(path, st) && writtenInPlace(st);
+  return !isStdout() && !sys::fs::status(destination(path), st) && writtenInPlace(st);
 }
 
 Error OutputSet::check() const {
@@ -110,7 +119,7 @@ Error OutputSet::check() const {
         return fail(files[j].option + " and " + f.option + " name the same file '" + f.path +
                     "'; each output needs its own file");
     sys::fs::file_status st;
-    if (!sys::fs::status(f.path, st)) {
+    if (!sys::fs::status(destination(f.path), st)) {
       if (sys::fs::is_directory(st))
         return fail(named + " is a directory");
       if (!sys::fs::is_regular_file(st) && !writtenInPlace(st))
@@ -118,7 +127,8 @@ Error OutputSet::check() const {
                             "(creditc replaces only regular files)");
       continue;
     }
-    StringRef dir = sys::path::parent_path(f.path);
+    const std::string dest = destination(f.path);
+    StringRef dir = sys::path::parent_path(dest);
     if (dir.empty())
       dir = ".";
     if (!sys::fs::is_directory(dir))
@@ -143,8 +153,8 @@ Error OutputSet::commit() {
     inPlace[i] = f.inPlace();
     if (f.isStdout() || inPlace[i])
       continue;
-    Expected<sys::fs::TempFile> temp =
-        sys::fs::TempFile::create(f.path + ".tmp-%%%%%%", sys::fs::all_read | sys::fs::all_write);
+    Expected<sys::fs::TempFile> temp = sys::fs::TempFile::create(
+        destination(f.path) + ".tmp-%%%%%%", sys::fs::all_read | sys::fs::all_write);
     if (!temp) {
       discardAll();
       return fail("cannot write " + f.option + " '" + f.path + "': " + toString(temp.takeError()));
@@ -175,7 +185,7 @@ Error OutputSet::commit() {
     } else if (inPlace[i]) {
       std::error_code ec;
       {
-        raw_fd_ostream os(f.path, ec, sys::fs::CD_OpenExisting);
+        raw_fd_ostream os(destination(f.path), ec, sys::fs::CD_OpenExisting);
         if (!ec) {
           os << f.contents;
           os.flush();
@@ -200,7 +210,8 @@ Error OutputSet::commit() {
   for (size_t i = 0; i < files.size(); ++i) {
     if (!temps[i])
       continue;
-    Error err = temps[i]->keep(files[i].path);
+    const std::string dest = destination(files[i].path);
+    Error err = temps[i]->keep(dest);
     temps[i].reset();
     if (err) {
       discardAll();
@@ -209,7 +220,7 @@ Error OutputSet::commit() {
       return fail("cannot write " + files[i].option + " '" + files[i].path + "': " +
                   toString(std::move(err)));
     }
-    kept.push_back(files[i].path);
+    kept.push_back(dest);
   }
   return Error::success();
 }
