@@ -21,7 +21,7 @@ Implementations (records' "impl"):
                               after every variant's kernels have been loaded; the plan it chose
                               (credit_<K>_last_plan) is recorded
   creditc_fastest             the fastest of reread, staged, cluster x {sync, mbarrier} x legal P
-                              (credit_<K>_launch_generic), each checked; every variant's time kept
+                              (credit_<K>_launch_named), each checked; every variant's time kept
   torch_compile_default       torch.compile(dynamic=False, fullgraph=True)
   torch_compile_max_autotune  mode="max-autotune-no-cudagraphs", coordinate_descent_tuning=True
   triton_autotuned            bench/peers/triton_kernels.py, @triton.autotune over its config space

@@ -3,9 +3,10 @@
 #
 #   credit_add_kernel(<target> SRC <op.credit>
 #                     [VARIANTS cluster|staged|reread|control ...]   # default: all
-#                     [ARCH sm_90|sm_100|sm_120]                      # default: sm_90
+#                     [ARCH sm_90|sm_100|sm_120|sm_80|sm_86|sm_89]    # default: sm_90
 #                     [FLAGS <creditc flag> ...]                     # e.g. --cta-threads=512 --kernel=k
 #                     [PROFILE <device profile .json>]               # model-driven dispatch
+#                     [PREFIX <symbol prefix>]                        # default: credit_<kernel>
 #                     [REPORT_VAR <var>]
 #                     [EXPECT_REJECT])
 #
@@ -16,7 +17,7 @@
 # and re-runs when SRC or creditc changes. <target> is a STATIC library (language
 # CUDA, CUDA_ARCHITECTURES from ARCH, CUDA runtime linked as CUDA::cudart) whose
 # include directory holds <target>.h, the extern "C" launch API
-# (credit_<kernel>_launch_cluster / _staged / _reread / _control / _generic, ...;
+# (credit_<kernel>_launch_cluster / _staged / _reread / _generic, ...;
 # docs/codegen.md). Plain C++ code can call it; the caller's project must enable
 # the CUDA language (project(... LANGUAGES CXX CUDA)) to compile the kernels.
 # The kernels link the shared CUDA runtime; set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
@@ -27,6 +28,10 @@
 # model-driven dispatch (credit_<kernel>_launch_auto, _autotune, _plan,
 # _last_plan; docs/cost-model.md), and the kernel is regenerated when the
 # profile changes.
+# PREFIX <name>: creditc --prefix <name>: the launch API is <name>_launch_cluster,
+# ..., its macros <NAME>_STATUS_OK, ..., its include guard <NAME>_API_H. Two
+# configurations of one kernel in one program need two prefixes: with one, their
+# headers cannot be included together and a header links only with its own .cu.
 # REPORT_VAR <var>: sets <var> in the caller's scope to the path of the JSON report.
 # EXPECT_REJECT: the build step succeeds only if creditc rejects the workload
 # (exit 2); <target> is then a custom target (no library), built by default.
@@ -35,7 +40,7 @@ include_guard(GLOBAL)
 set(_CREDIT_ADD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(credit_add_kernel target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "EXPECT_REJECT" "SRC;ARCH;REPORT_VAR;PROFILE" "VARIANTS;FLAGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "EXPECT_REJECT" "SRC;ARCH;REPORT_VAR;PROFILE;PREFIX" "VARIANTS;FLAGS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "credit_add_kernel(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -59,7 +64,7 @@ function(credit_add_kernel target)
     set(ARG_ARCH sm_90)
   endif()
   if(NOT ARG_ARCH MATCHES "^sm_([0-9]+)$")
-    message(FATAL_ERROR "credit_add_kernel(${target}): ARCH must be sm_90, sm_100 or sm_120, not '${ARG_ARCH}'")
+    message(FATAL_ERROR "credit_add_kernel(${target}): ARCH must be sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120, not '${ARG_ARCH}'")
   endif()
   set(cuda_arch "${CMAKE_MATCH_1}")
 
@@ -73,6 +78,12 @@ function(credit_add_kernel target)
     endforeach()
     string(REPLACE ";" "," variants "${ARG_VARIANTS}")
     list(APPEND args "--variant=${variants}")
+  endif()
+  if(DEFINED ARG_PREFIX)
+    if(NOT ARG_PREFIX MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "credit_add_kernel(${target}): PREFIX '${ARG_PREFIX}' is not a C identifier")
+    endif()
+    list(APPEND args "--prefix=${ARG_PREFIX}")
   endif()
   list(APPEND args ${ARG_FLAGS})
   set(profile_dep "")

@@ -173,10 +173,10 @@ class GeneratedKernel:
     def __init__(self, path, name):
         self.path, self.name = path, name
         self.lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
-        self._launch = self._fn("launch_generic", ctypes.c_int,
+        self._launch = self._fn("launch_named", ctypes.c_int,
                                 [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_longlong,
                                  ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.c_void_p])
-        self._max_n = self._fn("max_legal_n", ctypes.c_longlong, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int])
+        self._max_n = self._fn("max_legal_n_named", ctypes.c_longlong, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int])
         self._status = self._fn("status_string", ctypes.c_char_p, [ctypes.c_int])
         self._signature = self._fn("signature", ctypes.c_char_p, [])
         self.has_dispatch = hasattr(self.lib, f"credit_{name}_launch_auto_generic")
@@ -277,7 +277,7 @@ def check_side_by_side(a, b):
     together: the same entry point must resolve to two addresses, and neither library may export
     STB_GNU_UNIQUE symbols (the loader would share them)."""
     problems = []
-    for suffix in ("launch_generic", "max_legal_n"):
+    for suffix in ("launch_named", "max_legal_n_named"):
         if a.address(suffix) == b.address(suffix):
             problems.append(f"credit_{a.name}_{suffix} resolves to one address in both libraries")
     for k in (a, b):

@@ -26,8 +26,8 @@ struct Cache { static inline int value = 0; };
 extern "C" {
 int credit_toy_set(int v) { counter() = v; Cache::value = v; return 0; }
 int credit_toy_get() { return counter() * 1000 + Cache::value; }
-long long credit_toy_max_legal_n(const char*, int P, int) { return P == 1 ? TOY_TAG : 0; }
-int credit_toy_launch_generic(const char*, void* const*, long long, long long, int, int, cudaStream_t) { return 0; }
+long long credit_toy_max_legal_n_named(const char*, int P, int) { return P == 1 ? TOY_TAG : 0; }
+int credit_toy_launch_named(const char*, void* const*, long long, long long, int, int, cudaStream_t) { return 0; }
 const char* credit_toy_status_string(int) { return "ok"; }
 const char* credit_toy_signature() { return "x:in:row:f32;y:out:row:f32"; }
 }

@@ -5,6 +5,7 @@
 // "no GPU: skipped run", exiting 0.
 #include "layernorm_kernel.h"  // credit_layernorm_* (from layernorm.credit)
 #include "quant_kernel.h"      // credit_quant_int8_* (from quant_int8.credit)
+#include "layernorm512_kernel.h"  // layernorm512_* (layernorm.credit, 512 threads, PREFIX layernorm512)
 
 #include "credit/runtime/Nvrtc.h"  // credit::runtime, only for its version string
 
@@ -87,13 +88,17 @@ int runLayernorm(long long M, long long N) {
   CUDA_OK(cudaMemcpy(dg, g.data(), N * 4, cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(db, b.data(), N * 4, cudaMemcpyHostToDevice));
 
-  struct Run { const char* name; int P; int protocol; };
+  struct Run { const char* name; int P; int protocol; credit_layernorm_variant variant; };
   // "auto": credit_layernorm_launch_auto, the model's choice (PROFILE in CMakeLists.txt).
-  const Run runs[] = {{"cluster", 2, 0}, {"cluster", 4, 1}, {"cluster", 8, 0}, {"staged", 1, 0},
-                      {"reread", 1, 0},  {"auto", 0, 0}};
+  const Run runs[] = {{"cluster", 2, 0, CREDIT_LAYERNORM_VARIANT_CLUSTER},
+                      {"cluster", 4, 1, CREDIT_LAYERNORM_VARIANT_CLUSTER},
+                      {"cluster", 8, 0, CREDIT_LAYERNORM_VARIANT_CLUSTER},
+                      {"staged", 1, 0, CREDIT_LAYERNORM_VARIANT_STAGED},
+                      {"reread", 1, 0, CREDIT_LAYERNORM_VARIANT_REREAD},
+                      {"auto", 0, 0, CREDIT_LAYERNORM_VARIANT_CLUSTER}};
   for (const Run& r : runs) {
     const bool automatic = r.name[0] == 'a';
-    if (!automatic && N > credit_layernorm_max_legal_n(r.name, r.P, r.protocol)) continue;  // Eq. 3
+    if (!automatic && N > credit_layernorm_max_legal_n(r.variant, r.P, r.protocol)) continue;  // Eq. 3
     CUDA_OK(cudaMemset(dy, 0xff, y.size() * 4));  // NaN: an unwritten element fails
     int status;
     if (automatic)
@@ -190,10 +195,15 @@ int main() {
                                          nullptr) == CREDIT_LAYERNORM_STATUS_BAD_PROTOCOL,
          "protocol 7 is refused before any CUDA call");
   void* noArgs[3] = {nullptr, nullptr, nullptr};
-  expect(credit_quant_int8_launch_generic("staged", noArgs, 1, 1, 1, 0, nullptr) ==
+  expect(credit_quant_int8_launch_generic(CREDIT_QUANT_INT8_VARIANT_STAGED, noArgs, 1, 1, 1, 0, nullptr) ==
              CREDIT_QUANT_INT8_STATUS_BAD_VARIANT,
          "quant_int8 was built without the staged variant");
-  expect(credit_layernorm_max_legal_n("cluster", 4, 0) > 65536, "Eq. 3 bound of layernorm, P = 4");
+  expect(LAYERNORM512_CTA_THREADS == 512 && CREDIT_LAYERNORM_CTA_THREADS == 256,
+         "two configurations of layernorm side by side (PREFIX)");
+  expect(layernorm512_launch_reread(nullptr, nullptr, nullptr, nullptr, 0, 1024, nullptr) ==
+             LAYERNORM512_STATUS_OK,
+         "the second configuration's launcher");
+  expect(credit_layernorm_max_legal_n(CREDIT_LAYERNORM_VARIANT_CLUSTER, 4, 0) > 65536, "Eq. 3 bound of layernorm, P = 4");
 
   int devices = 0;
   cudaDeviceProp prop{};

@@ -69,11 +69,11 @@ using AutotuneFn = int (*)(void *const *args, long long M, long long N, cudaStre
 using LastPlanFn = int (*)(long long M, long long N, credit_plan *out);
 
 #define CREDIT_WORKLOAD(K)                                                                        \
-  extern "C" int credit_##K##_launch_generic(const char *, void *const *, long long, long long,  \
-                                             int, int, cudaStream_t);                             \
+  extern "C" int credit_##K##_launch_named(const char *, void *const *, long long, long long,    \
+                                           int, int, cudaStream_t);                               \
   extern "C" void credit_##K##_reference_generic(const void *const *, long long, long long);     \
   extern "C" const char *credit_##K##_signature();                                               \
-  extern "C" long long credit_##K##_max_legal_n(const char *, int, int);                         \
+  extern "C" long long credit_##K##_max_legal_n_named(const char *, int, int);                   \
   extern "C" const char *credit_##K##_status_string(int);                                        \
   extern "C" int credit_##K##_launch_auto_generic(void *const *, long long, long long,           \
                                                   cudaStream_t);                                  \
@@ -102,10 +102,10 @@ struct Workload {
 const Workload kWorkloads[] = {
 #define CREDIT_WORKLOAD(K)                                                                        \
   {#K,                                                                                            \
-   credit_##K##_launch_generic,                                                                   \
+   credit_##K##_launch_named,                                                                     \
    credit_##K##_reference_generic,                                                                \
    credit_##K##_signature,                                                                        \
-   credit_##K##_max_legal_n,                                                                      \
+   credit_##K##_max_legal_n_named,                                                                \
    credit_##K##_status_string,                                                                    \
    credit_##K##_launch_auto_generic,                                                              \
    credit_##K##_autotune_generic,                                                                 \

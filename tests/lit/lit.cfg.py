@@ -23,6 +23,10 @@ config.substitutions.append(("%cuda_include", os.path.join(config.cuda_root, "in
 config.substitutions.append(("%credit_include", os.path.join(config.credit_src_root, "runtime", "include")))
 config.substitutions.append(("%fixtures", os.path.join(config.credit_src_root, "tests", "device", "fixtures")))
 
+# nvcc, for the tests that compile generated files.
+if os.path.exists(os.path.join(config.cuda_root, "bin", "nvcc")):
+    config.available_features.add("nvcc")
+
 # credit-calibrate is built only where CMake found a CUDA compiler.
 if os.path.exists(os.path.join(config.credit_tools_dir, "credit-calibrate")):
     config.available_features.add("credit-calibrate")

@@ -1,5 +1,6 @@
 //===- Driver.cpp - creditc: .credit → report / MLIR / CUDA ---------------===//
 #include "credit/Driver/Driver.h"
+#include "credit/Driver/Output.h"
 #include "credit/Driver/Pipeline.h"
 
 #include "credit/Conversion/ASTToCredit.h"
@@ -41,6 +42,9 @@ namespace {
 
 enum class EmitKind { Report, MLIR, Cuda, Header, Reference };
 
+/// The targets --arch takes, for messages.
+constexpr const char *kTargetList = "sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120";
+
 struct Options {
   cl::OptionCategory category{"creditc options"};
   cl::opt<std::string> input{cl::Positional, cl::desc("<input .credit file, or - for stdin>"),
@@ -69,7 +73,7 @@ struct Options {
                               cl::ValueOptional, cl::value_desc("text|json"), cl::cat(category)};
   cl::opt<long long> N{"N", cl::desc("Row width for the legality table"), cl::init(0),
                        cl::cat(category)};
-  cl::opt<std::string> arch{"arch", cl::desc("Target: sm_90, sm_100 or sm_120"),
+  cl::opt<std::string> arch{"arch", cl::desc("Target: sm_90, sm_100, sm_120 (clusters), or sm_80, sm_86, sm_89 (the reread and staged kernels only)"),
                             cl::init("sm_90"), cl::cat(category)};
   cl::opt<int> threads{"cta-threads",
                        cl::desc("Threads per CTA of the generated kernels: 128, 256 (default), "
@@ -102,6 +106,12 @@ struct Options {
                            cl::desc("Write one self-contained CUDA file: the device library's and the "
                                     "runtime's headers inlined instead of #included"),
                            cl::cat(category)};
+  cl::opt<std::string> prefix{
+      "prefix",
+      cl::desc("Prefix of every extern \"C\" symbol, macro and the include guard of the generated "
+               "files (default credit_<kernel>): two configurations of one kernel in one program "
+               "need two prefixes"),
+      cl::value_desc("name"), cl::cat(category)};
   cl::opt<bool> compile{"compile",
                         cl::desc("Compile the generated CUDA through NVRTC and print the ptxas "
                                  "resource usage of every kernel"),
@@ -144,27 +154,103 @@ std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::Ker
   return d;
 }
 
-bool writeAtomically(StringRef path, StringRef contents) {
-  // writeToOutput writes to a unique temporary file beside `path` and renames
-  // it into place only once everything is written.
-  Error err = writeToOutput(path, [&](raw_ostream &os) -> Error {
-    os << contents;
-    return Error::success();
-  });
-  if (err) {
-    WithColor::error(errs(), "creditc") << "cannot write '" << path << "': "
-                                        << toString(std::move(err)) << "\n";
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
-int credit::driverMain(int argc, char **argv) {
-  // `creditc predict ...`: the cost model, with its own options (Predict.cpp).
-  if (argc > 1 && StringRef(argv[1]) == "predict")
-    return predictMain(argc, argv);
+
+namespace {
+
+/// What one invocation writes, and where (docs/usage.md, "Output files").
+struct OutputPlan {
+  std::optional<EmitKind> primary; // none: --compile alone
+  std::string primaryPath = "-";   // -o, else standard output
+  bool extraReport = false;        // --report besides another primary output
+  bool reportJSON = false;
+  std::string headerPath;          // --header ("" none)
+  bool compile = false;
+
+  bool wants(EmitKind k) const { return primary == k; }
+  bool generates() const {
+    return compile || !headerPath.empty() ||
+           (primary && (*primary == EmitKind::Cuda || *primary == EmitKind::Header ||
+                        *primary == EmitKind::Reference));
+  }
+  bool needsCuda() const { return compile || wants(EmitKind::Cuda); }
+  bool needsHeader() const { return wants(EmitKind::Header) || !headerPath.empty(); }
+};
+
+StringRef emitName(EmitKind k) {
+  switch (k) {
+  case EmitKind::Report: return "report";
+  case EmitKind::MLIR: return "mlir";
+  case EmitKind::Cuda: return "cuda";
+  case EmitKind::Header: return "header";
+  case EmitKind::Reference: return "reference";
+  }
+  return "?";
+}
+
+Error optionError(const Twine &msg) { return createStringError(inconvertibleErrorCode(), msg); }
+
+/// The outputs the options ask for. `--emit` (default: the report, or the CUDA
+/// file when -o is given) is the primary output, written to -o or standard
+/// output; --report, --header and --compile add theirs. Options that contradict
+/// each other are an error naming them.
+Expected<OutputPlan> planOutputs(const Options &opts) {
+  OutputPlan p;
+  const bool explicitEmit = opts.emit.getNumOccurrences() > 0;
+  const bool reportFlag = opts.report.getNumOccurrences() > 0;
+  p.reportJSON = opts.report == "json";
+  p.compile = opts.compile;
+  p.headerPath = opts.header;
+  if (explicitEmit)
+    p.primary = opts.emit.getValue();
+  else if (!opts.output.empty())
+    p.primary = EmitKind::Cuda;
+  else if (!opts.compile)
+    p.primary = EmitKind::Report;
+  if (!opts.output.empty()) {
+    if (!p.primary)
+      return optionError("-o needs an output: --compile alone writes no file (add --emit=cuda)");
+    p.primaryPath = opts.output;
+  }
+  p.extraReport = reportFlag && !p.wants(EmitKind::Report);
+  if (p.wants(EmitKind::Header) && !p.headerPath.empty())
+    return optionError("--emit=header and --header both ask for the header; use one of them "
+                       "(--emit=header -o <file>, or --header=<file> beside the CUDA file)");
+  // At most one output on standard output: two would run into each other.
+  std::vector<std::string> onStdout;
+  if (p.primary && p.primaryPath == "-")
+    onStdout.push_back(explicitEmit ? "--emit=" + emitName(*p.primary).str()
+                                    : std::string("the report (the default output)"));
+  if (p.extraReport)
+    onStdout.push_back("--report");
+  if (p.compile)
+    onStdout.push_back("--compile (its resource table)");
+  if (p.headerPath == "-")
+    onStdout.push_back("--header=-");
+  if (onStdout.size() > 1)
+    return optionError(onStdout[0] + " and " + onStdout[1] +
+                       " both write to standard output; send one of them to a file (-o <file>" +
+                       (p.headerPath == "-" ? ", --header=<file>" : "") + ")");
+  return p;
+}
+
+std::string compileTable(const NvrtcResult &res, StringRef arch, bool &spills) {
+  std::string out;
+  raw_string_ostream os(out);
+  os << formatv("NVRTC {0} → {1} cubin, {2} bytes\n", res.nvrtcVersion, arch, res.cubin.size());
+  os << formatv("  {0,-48} {1,5} {2,12} {3,12} {4,8}\n", "kernel", "regs", "spill st/ld", "stack",
+                "smem");
+  spills = false;
+  for (const KernelResources &kr : res.kernels) {
+    os << formatv("  {0,-48} {1,5} {2,5} / {3,-5} {4,8} B {5,7} B\n", kr.name, kr.registers,
+                  kr.spillStoreBytes, kr.spillLoadBytes, kr.stackFrameBytes, kr.sharedBytes);
+    spills |= kr.spillStoreBytes || kr.spillLoadBytes;
+  }
+  return out;
+}
+
+int compileMain(int argc, char **argv) {
   Options opts;
   // MLIR's printing flags (--mlir-print-debuginfo shows the FileLineColLoc of
   // every op, --mlir-print-op-generic, ...) for --emit=mlir.
@@ -174,7 +260,7 @@ int credit::driverMain(int argc, char **argv) {
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "creditc version " << CREDIT_VERSION << "\n"
        << "  MLIR/LLVM " << LLVM_VERSION_STRING << ", NVRTC " << nvrtcVersionString() << "\n"
-       << "  targets: sm_90 (default), sm_100, sm_120\n";
+       << "  targets: sm_90 (default), sm_100, sm_120; sm_80, sm_86, sm_89 (no clusters)\n";
   });
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "creditc: clustered reduction-reuse kernels for Hopper\n\n"
@@ -184,179 +270,215 @@ int credit::driverMain(int argc, char **argv) {
                                    "[--tB <ms>]   (docs/cost-model.md)\n",
                                    &errs()))
     return kExitUserError;
+  auto error = [](const Twine &msg) {
+    WithColor::error(errs(), "creditc") << msg << "\n";
+    return kExitUserError;
+  };
 
-  bool wantReport = opts.report.getNumOccurrences() > 0 ||
-                    (opts.emit == EmitKind::Report && opts.output.empty() && !opts.compile);
-  bool reportJSON = opts.report == "json";
-  if (!opts.report.empty() && opts.report != "json" && opts.report != "text") {
-    WithColor::error(errs(), "creditc") << "--report takes 'text' or 'json', not '" << opts.report
-                                        << "'\n";
-    return kExitUserError;
-  }
-  if (!findTarget(opts.arch.c_str()).arch) {
-    WithColor::error(errs(), "creditc") << "unknown --arch '" << opts.arch
-                                        << "' (expected sm_90, sm_100 or sm_120)\n";
-    return kExitUserError;
-  }
-  if (opts.threads != 128 && opts.threads != 256 && opts.threads != 512 && opts.threads != 1024) {
-    WithColor::error(errs(), "creditc") << "--cta-threads must be 128, 256, 512 or 1024\n";
-    return kExitUserError;
-  }
-  if (opts.N < 0 || opts.N > kMaxRowElems) {
-    WithColor::error(errs(), "creditc") << "--N must be positive and at most " << kMaxRowElems << "\n";
-    return kExitUserError;
-  }
+  if (!opts.report.empty() && opts.report != "json" && opts.report != "text")
+    return error("--report takes 'text' or 'json', not '" + opts.report + "'");
+  if (!findTarget(opts.arch.c_str()).arch)
+    return error("unknown --arch '" + opts.arch + "' (expected " + kTargetList + ")");
+  if (opts.threads != 128 && opts.threads != 256 && opts.threads != 512 && opts.threads != 1024)
+    return error("--cta-threads must be 128, 256, 512 or 1024");
+  if (opts.N < 0 || opts.N > kMaxRowElems)
+    return error("--N must be positive and at most " + Twine(kMaxRowElems));
+  if (opts.prefix.getNumOccurrences())
+    if (std::optional<std::string> why = checkSymbolPrefix(opts.prefix))
+      return error("--prefix '" + opts.prefix + "' is not a usable symbol prefix: " + *why);
   std::vector<Variant> variants;
   for (const std::string &v : opts.variants) {
     auto parsed = parseVariant(v);
-    if (!parsed) {
-      WithColor::error(errs(), "creditc")
-          << "unknown --variant '" << v << "' (expected cluster, reread, staged or control)\n";
-      return kExitUserError;
-    }
+    if (!parsed)
+      return error("unknown --variant '" + v + "' (expected cluster, reread, staged or control)");
     variants.push_back(*parsed);
   }
-
-  ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFileOrSTDIN(opts.input);
-  if (std::error_code ec = file.getError()) {
-    WithColor::error(errs(), "creditc") << "cannot read '" << opts.input << "': " << ec.message()
-                                        << "\n";
-    return kExitUserError;
+  // Before sm_90 there are no clusters: the baselines only, and no model-driven
+  // dispatch (it chooses cluster sizes).
+  std::vector<std::string> pipelineVariants = opts.variants;
+  if (!hasClusters(findTarget(opts.arch.c_str()))) {
+    for (Variant v : variants)
+      if (v == Variant::Cluster || v == Variant::Control)
+        return error("--variant=" + variantName(v) + " needs thread-block clusters, which --arch=" +
+                     opts.arch + " lacks (sm_90 and later have them)");
+    if (!opts.profile.empty())
+      return error("--profile (the model-driven dispatch) chooses cluster sizes, which --arch=" +
+                   opts.arch + " lacks: leave it out; " + "launch_generic with the staged variant "
+                   "where max_legal_n allows N, else reread");
+    if (variants.empty()) {
+      variants = {Variant::Staged, Variant::Reread};
+      pipelineVariants = {"staged", "reread"};
+    }
   }
-  std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
-  bool wantReference = opts.emit == EmitKind::Reference;
-  bool headerOnly = opts.emit == EmitKind::Header;
-  bool wantHeader = headerOnly || !opts.header.empty();
-  bool wantCuda = !wantReference && !headerOnly &&
-                  (opts.emit == EmitKind::Cuda || !opts.output.empty() || opts.compile ||
-                   !opts.header.empty());
-  bool onlyMLIR = opts.emit == EmitKind::MLIR && !opts.report.getNumOccurrences();
+  Expected<OutputPlan> planned = planOutputs(opts);
+  if (!planned)
+    return error(toString(planned.takeError()));
+  const OutputPlan &plan = *planned;
 
-  Compilation c(MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), displayName), errs());
+  // The destinations are checked before any work: a conflict costs nothing.
+  OutputSet outputs;
+  outputs.protect(opts.input);
+  outputs.protect(opts.profile);
+  std::optional<size_t> primaryOut, headerOut, reportOut, compileOut;
+  if (plan.primary) {
+    primaryOut = outputs.size();
+    outputs.add(opts.output.empty() ? "--emit=" + emitName(*plan.primary).str() : "-o",
+                plan.primaryPath);
+  }
+  if (!plan.headerPath.empty()) {
+    headerOut = outputs.size();
+    outputs.add("--header", plan.headerPath);
+  }
+  if (plan.extraReport) {
+    reportOut = outputs.size();
+    outputs.add("--report", "-");
+  }
+  if (plan.compile) {
+    compileOut = outputs.size();
+    outputs.add("--compile", "-");
+  }
+  if (Error err = outputs.check())
+    return error(toString(std::move(err)));
+
+  std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
+  Expected<std::unique_ptr<MemoryBuffer>> file = readSource(opts.input, displayName);
+  if (!file)
+    return error(toString(file.takeError()));
+
+  Compilation c(std::move(*file), errs());
   PipelineOptions pipeline;
   pipeline.arch = opts.arch;
   pipeline.N = opts.N;
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
-  pipeline.variants = opts.variants;
+  pipeline.variants = pipelineVariants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
-  if ((wantCuda || wantHeader || wantReference) && c.kernels().size() > 1) {
-    WithColor::error(errs(), "creditc")
-        << "'" << displayName << "' defines " << c.kernels().size()
-        << " kernels; choose the one to generate with --kernel=<name>\n";
-    return kExitUserError;
-  }
-  if (onlyMLIR) {
-    c.module().print(outs(), mlir::OpPrintingFlags());
-    return kExitOk;
-  }
-
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();
+  if (plan.generates() && kernels.size() > 1)
+    return error("'" + displayName + "' defines " + Twine(kernels.size()) +
+                 " kernels; choose the one to generate with --kernel=<name>");
+
   bool anyRejected = false;
   for (auto k : kernels)
     anyRejected |= !buildReport(k).accepted;
-
-  if (wantReport) {
-    if (reportJSON) {
+  const bool reports = plan.wants(EmitKind::Report) || plan.extraReport;
+  if (reports) {
+    std::string text;
+    raw_string_ostream os(text);
+    if (plan.reportJSON) {
       json::Array all;
       for (auto k : kernels)
         all.push_back(reportToJSON(buildReport(k)));
-      outs() << formatv("{0:2}", all.size() == 1 ? std::move(all[0]) : json::Value(std::move(all)))
-             << "\n";
+      os << formatv("{0:2}", all.size() == 1 ? std::move(all[0]) : json::Value(std::move(all)))
+         << "\n";
     } else {
       for (size_t i = 0; i < kernels.size(); ++i) {
         if (i)
-          outs() << "\n";
-        printReportText(buildReport(kernels[i]), outs());
+          os << "\n";
+        printReportText(buildReport(kernels[i]), os);
       }
     }
+    outputs.setContents(plan.extraReport ? *reportOut : *primaryOut, std::move(text));
   }
-  if (!wantCuda && !wantHeader && !wantReference)
-    return anyRejected ? kExitRejected : kExitOk;
-
-  mlir::credit::KernelOp kernel = kernels.front();
-  Report r = buildReport(kernel);
-  if (!r.accepted) {
-    errs() << r.location << ": error: kernel '" << r.kernel << "' is rejected (" << r.category
-           << "), no CUDA is generated: " << r.reason << "\n";
-    return kExitRejected;
+  if (plan.wants(EmitKind::MLIR)) {
+    std::string text;
+    raw_string_ostream os(text);
+    c.module().print(os, mlir::OpPrintingFlags());
+    outputs.setContents(*primaryOut, std::move(text));
   }
 
-  if (wantReference) {
-    std::string ref;
-    raw_string_ostream os(ref);
-    if (failed(emitReference(kernel, displayName, os)))
-      return kExitUserError;
-    os.flush();
-    if (!opts.output.empty())
-      return writeAtomically(opts.output, ref) ? kExitOk : kExitUserError;
-    outs() << ref;
-    return kExitOk;
-  }
-
-  CudaEmitOptions emitOpts;
-  emitOpts.arch = opts.arch;
-  emitOpts.variants = variants;
-  emitOpts.sourceName = displayName;
-  emitOpts.sourceText = (*file)->getBuffer().str();
-  emitOpts.threads = opts.threads;
-  emitOpts.fastMath = opts.fastMath;
-  emitOpts.standalone = opts.standalone;
-  if (!opts.profile.empty()) {
-    std::optional<DispatchProfile> dispatch =
-        dispatchProfile(opts.profile, kernel, variants);
-    if (!dispatch)
-      return kExitUserError;
-    emitOpts.dispatch = std::move(*dispatch);
-  }
-  std::string header;
-  if (wantHeader) {
-    raw_string_ostream os(header);
-    if (failed(emitCudaHeader(kernel, emitOpts, os)))
-      return kExitUserError;
-  }
-  if (headerOnly) {
-    if (!opts.output.empty())
-      return writeAtomically(opts.output, header) ? kExitOk : kExitUserError;
-    outs() << header;
-    return kExitOk;
-  }
-  std::string cuda;
-  {
-    raw_string_ostream os(cuda);
-    if (failed(emitCuda(kernel, emitOpts, os)))
-      return kExitUserError;
-  }
-  if (opts.emit == EmitKind::Cuda)
-    outs() << cuda;
-  if (!opts.output.empty() && !writeAtomically(opts.output, cuda))
-    return kExitUserError;
-  if (!opts.header.empty() && !writeAtomically(opts.header, header))
-    return kExitUserError;
-  if (opts.compile) {
-    NvrtcOptions nv;
-    nv.arch = opts.arch;
-    NvrtcResult res = compileToCubin(cuda, r.kernel + ".cu", nv);
-    if (!res.ok) {
-      errs() << res.log;
-      WithColor::error(errs(), "creditc") << "NVRTC failed to compile the generated code\n";
-      return kExitUserError;
+  if (plan.generates()) {
+    mlir::credit::KernelOp kernel = kernels.front();
+    Report r = buildReport(kernel);
+    if (!r.accepted) {
+      // Nothing is generated, so no file is written (all or nothing); a report
+      // asked for on standard output still says why.
+      if (reportOut)
+        outs() << outputs.contents(*reportOut);
+      else if (plan.wants(EmitKind::Report) && plan.primaryPath == "-")
+        outs() << outputs.contents(*primaryOut);
+      errs() << r.location << ": error: kernel '" << r.kernel << "' is rejected (" << r.category
+             << "), no CUDA is generated: " << r.reason << "\n";
+      return kExitRejected;
     }
-    outs() << formatv("NVRTC {0} → {1} cubin, {2} bytes\n", res.nvrtcVersion, opts.arch,
-                      res.cubin.size());
-    outs() << formatv("  {0,-48} {1,5} {2,12} {3,12} {4,8}\n", "kernel", "regs", "spill st/ld",
-                      "stack", "smem");
-    bool spills = false;
-    for (const KernelResources &kr : res.kernels) {
-      outs() << formatv("  {0,-48} {1,5} {2,5} / {3,-5} {4,8} B {5,7} B\n", kr.name, kr.registers,
-                        kr.spillStoreBytes, kr.spillLoadBytes, kr.stackFrameBytes, kr.sharedBytes);
-      spills |= kr.spillStoreBytes || kr.spillLoadBytes;
+    CudaEmitOptions emitOpts;
+    emitOpts.arch = opts.arch;
+    emitOpts.variants = variants;
+    emitOpts.sourceName = displayName;
+    emitOpts.sourceText = c.sourceText().str();
+    emitOpts.threads = opts.threads;
+    emitOpts.fastMath = opts.fastMath;
+    emitOpts.standalone = opts.standalone;
+    emitOpts.prefix = opts.prefix;
+    if (!opts.profile.empty()) {
+      std::optional<DispatchProfile> dispatch =
+          dispatchProfile(opts.profile, kernel, variants);
+      if (!dispatch)
+        return kExitUserError;
+      emitOpts.dispatch = std::move(*dispatch);
     }
-    if (spills)
-      WithColor::warning(errs(), "creditc") << "some kernels spill registers\n";
+    if (plan.wants(EmitKind::Reference)) {
+      std::string text;
+      raw_string_ostream os(text);
+      if (failed(emitReference(kernel, displayName, os, opts.prefix)))
+        return kExitUserError;
+      outputs.setContents(*primaryOut, std::move(text));
+    }
+    if (plan.needsHeader()) {
+      std::string text;
+      raw_string_ostream os(text);
+      if (failed(emitCudaHeader(kernel, emitOpts, os)))
+        return kExitUserError;
+      outputs.setContents(headerOut ? *headerOut : *primaryOut, std::move(text));
+    }
+    if (plan.needsCuda()) {
+      std::string cuda;
+      raw_string_ostream os(cuda);
+      if (failed(emitCuda(kernel, emitOpts, os)))
+        return kExitUserError;
+      os.flush();
+      if (plan.compile) {
+        NvrtcOptions nv;
+        nv.arch = opts.arch;
+        NvrtcResult res = compileToCubin(cuda, r.kernel + ".cu", nv);
+        if (!res.ok) {
+          errs() << res.log;
+          return error("NVRTC failed to compile the generated code");
+        }
+        bool spills = false;
+        outputs.setContents(*compileOut, compileTable(res, opts.arch, spills));
+        if (spills)
+          WithColor::warning(errs(), "creditc") << "some kernels spill registers\n";
+      }
+      if (plan.wants(EmitKind::Cuda))
+        outputs.setContents(*primaryOut, std::move(cuda));
+    }
   }
-  return kExitOk;
+
+  if (Error err = outputs.commit())
+    return error(toString(std::move(err)));
+  // A rejection is the answer to a question about the verdict (a report);
+  // the IR alone carries it in its attributes.
+  return anyRejected && reports ? kExitRejected : kExitOk;
+}
+
+} // namespace
+
+int credit::driverMain(int argc, char **argv) {
+  // `creditc predict ...`: the cost model, with its own options (Predict.cpp).
+  int status = argc > 1 && StringRef(argv[1]) == "predict" ? predictMain(argc, argv)
+                                                           : compileMain(argc, argv);
+  // Whatever went to standard output must have arrived (a full disk, a closed
+  // pipe): say so instead of exiting 0, or dying in the stream's destructor.
+  outs().flush();
+  if (outs().has_error()) {
+    std::error_code ec = outs().error();
+    outs().clear_error();
+    WithColor::error(errs(), "creditc") << "cannot write standard output: " << ec.message() << "\n";
+    return kExitUserError;
+  }
+  return status;
 }

@@ -14,10 +14,31 @@
 
 using namespace credit;
 
+std::string credit::normalizeLineEnds(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out.push_back(text[i]);
+      continue;
+    }
+    out.push_back('\n');
+    if (i + 1 < text.size() && text[i + 1] == '\n')
+      ++i;
+  }
+  return out;
+}
+
 Compilation::Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::raw_ostream &diagOS)
     : name(buffer->getBufferIdentifier().str()), diagOS(diagOS) {
+  if (buffer->getBuffer().contains('\r'))
+    buffer = llvm::MemoryBuffer::getMemBufferCopy(normalizeLineEnds(buffer->getBuffer()), name);
   sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   diagEngine = std::make_unique<DiagEngine>(sm, diagOS);
+}
+
+llvm::StringRef Compilation::sourceText() const {
+  return sm.getMemoryBuffer(sm.getMainFileID())->getBuffer();
 }
 
 std::vector<mlir::credit::KernelOp> Compilation::kernels() {
@@ -92,5 +113,13 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
   }
   if (failed(pm.run(*moduleOp)))
     return UserError;
+  // An input nothing reads (after dead lets are gone) still costs the caller a
+  // pointer argument and the launcher its checks: likely a mistake.
+  for (mlir::credit::KernelOp k : kernels())
+    for (mlir::credit::InputOp in : k.getInputOps())
+      if (in.getResult().use_empty())
+        in.emitWarning("input '") << in.getName() << "' of kernel '" << k.getSymName()
+                                  << "' is never read; it stays an argument of the generated "
+                                     "launch API";
   return Ok;
 }

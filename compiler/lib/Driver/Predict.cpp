@@ -107,7 +107,7 @@ int credit::predictMain(int argc, char **argv) {
     return fail("--report takes 'text' or 'json', not '" + opts.report + "'");
   ::credit::TargetInfo target = ::credit::findTarget(opts.arch.c_str());
   if (!target.arch)
-    return fail("unknown --arch '" + opts.arch + "' (expected sm_90, sm_100 or sm_120)");
+    return fail("unknown --arch '" + opts.arch + "' (expected sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120)");
   if (opts.threads != 128 && opts.threads != 256 && opts.threads != 512 && opts.threads != 1024)
     return fail("--cta-threads must be 128, 256, 512 or 1024");
   if (opts.M < 1 || opts.M > model::kMaxRows)

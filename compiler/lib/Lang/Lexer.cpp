@@ -188,7 +188,8 @@ Token Lexer::lexNumber(const char *start) {
     t.kind = Token::Error;
     return t;
   }
-  if (v != 0.0 && std::fabs(v) < FLT_TRUE_MIN / 2) {
+  // (In float, FLT_TRUE_MIN / 2 is itself 0: compare the rounded value.)
+  if (v != 0.0 && static_cast<float>(v) == 0.0f) {
     diags.error(t.loc(), "number '" + text.take_front(64) + "' underflows to zero in f32");
     t.kind = Token::Error;
     return t;

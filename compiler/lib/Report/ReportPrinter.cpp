@@ -65,6 +65,35 @@ void printScheduleText(const ScheduleSummary &s, llvm::raw_ostream &os) {
 }
 } // namespace
 
+/// The kernel that can run at --N: "cluster" (some P > 1 fits), "staged"
+/// (only the one-CTA staged kernel keeps the row on chip) or "reread" (none
+/// does: the global-reread baseline).
+static llvm::StringRef whatRuns(const Report &r) {
+  bool cluster = false, staged = false;
+  for (const LegalityRow &row : r.legality)
+    if (row.legalAtN && *row.legalAtN)
+      (row.P == 1 ? staged : cluster) = true;
+  return cluster ? "cluster" : staged ? "staged" : "reread";
+}
+
+static llvm::StringRef whatRunsText(const Report &r) {
+  llvm::StringRef w = whatRuns(r);
+  const bool clusters = llvm::any_of(r.legality, [](const LegalityRow &row) { return row.P > 1; });
+  if (!clusters)
+    return w == "staged" ? "the one-CTA staged kernel (the target has no clusters)"
+                         : "the row does not fit one CTA and the target has no clusters: only the "
+                           "global-reread kernel runs (no on-chip reuse, no speedup); launch_staged "
+                           "returns NotLegal (7)";
+  if (w == "cluster")
+    return "the clustered kernels, at the legal P above";
+  if (w == "staged")
+    return "no cluster size fits: only the one-CTA staged kernel keeps the row on chip; "
+           "launch_cluster returns NotLegal (7)";
+  return "no cluster size fits and the row does not fit one CTA: only the global-reread "
+         "kernel runs (no on-chip reuse, no speedup); launch_cluster and launch_staged return "
+         "NotLegal (7)";
+}
+
 void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
   os << "kernel " << r.kernel;
   if (!r.file.empty())
@@ -141,6 +170,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
           legal.push_back(std::to_string(row.P));
       os << "  legal P at N=" << *r.N << ": " << (legal.empty() ? "none" : llvm::join(legal, ", "))
          << "\n";
+      if (r.accepted)
+        os << "  runs at N=" << *r.N << ": " << whatRunsText(r) << "\n";
     }
   }
   if (r.schedule)
@@ -217,6 +248,8 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
         if (row.legalAtN && *row.legalAtN)
           legal.push_back(row.P);
       leg["legal_P"] = std::move(legal);
+      if (r.accepted)
+        leg["runs"] = whatRuns(r);
     }
     out["legality"] = std::move(leg);
   }

@@ -2,7 +2,7 @@
 // RUN: credit-opt %s -split-input-file --credit-legality="target=sm_90a N=1000" | FileCheck %s --check-prefix=N1000
 // RUN: credit-opt %s -split-input-file --credit-legality="target=sm_120 N=65536" | FileCheck %s --check-prefix=SM120
 // RUN: credit-opt %s -split-input-file --credit-legality="target=sm_100" | FileCheck %s --check-prefix=NON
-// RUN: not credit-opt %s -split-input-file --credit-legality="target=sm_80 N=65536" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not credit-opt %s -split-input-file --credit-legality="target=sm_70 N=65536" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not credit-opt %s -split-input-file --credit-legality="N=-1" 2>&1 | FileCheck %s --check-prefix=NEG
 
 // credit-legality: Eq. 3, b_keep * slice(N, P) + S_scratch(P) <= S_max, with
@@ -74,7 +74,7 @@
 // NON:      target = "sm_100", threads = 256 : i64}}
 //
 // An unknown target or a negative N is an error on the kernel.
-// BAD: error: unknown target 'sm_80' (expected sm_90, sm_100 or sm_120)
+// BAD: error: unknown target 'sm_70' (expected sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120)
 // NEG: error: N must be positive
 // (The value it prints is wrong, see legality-negative-n.mlir.)
 credit.kernel @three_kept {

@@ -38,6 +38,8 @@ TEST_CASE("source names are kept where plain, else mangled deterministically", "
   CHECK(root.fresh("M") == "M_");
   CHECK(root.fresh("linux") == "linux_");
   CHECK(root.fresh("errno") == "errno_");
+  CHECK(root.fresh("stdout") == "stdout_");
+  CHECK(root.fresh("complex") == "complex_");
   CHECK(root.fresh("credit_scale") == "credit_scale_");
   CHECK(root.fresh("cudaStream") == "cudaStream_");
   CHECK(root.fresh("__x") == "x_3");

@@ -270,7 +270,14 @@ TEST_CASE("target table", "[layout][target]") {
   CHECK(findTarget("sm_90a").smemOptinBytes == 232448);
   CHECK(findTarget("compute_120").smemOptinBytes == 101376);
   CHECK(findTarget("sm_100f").maxNonPortableCluster == 16);
-  CHECK_FALSE(isKnownTarget("sm_89"));
+  // Before sm_90: no clusters (the reread and staged kernels only).
+  CHECK(findTarget("sm_80").smemOptinBytes == 166912);
+  CHECK(findTarget("sm_86").smemOptinBytes == 101376);
+  CHECK(findTarget("sm_89").smemOptinBytes == 101376);
+  for (const char* arch : {"sm_80", "sm_86", "sm_89"}) CHECK(!hasClusters(findTarget(arch)));
+  for (const char* arch : {"sm_90", "sm_100", "sm_120"}) CHECK(hasClusters(findTarget(arch)));
+  CHECK(findTarget("sm_70").arch == nullptr);
+  CHECK_FALSE(isKnownTarget("sm_70"));
   CHECK_FALSE(isKnownTarget("sm_9"));
   CHECK_FALSE(isKnownTarget("sm_900"));
   CHECK_FALSE(isKnownTarget("sm_90x"));

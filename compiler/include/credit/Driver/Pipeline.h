@@ -43,8 +43,14 @@ struct PipelineOptions {
   bool onlineStatistics = true;
 };
 
+/// `text` with every CRLF and every lone CR replaced by LF.
+std::string normalizeLineEnds(llvm::StringRef text);
+
 /// One .credit buffer taken through the front end and the credit passes.
 /// Diagnostics (LLVM-style, with source line and caret) go to `diagOS`.
+/// Line ends are normalized first: CRLF and a lone CR become LF, so that
+/// comments, line numbers and the source lines quoted in diagnostics and in
+/// the generated files are the same whatever system wrote the file.
 class Compilation {
 public:
   enum Status { Ok, UserError };
@@ -55,6 +61,8 @@ public:
   mlir::ModuleOp module() { return *moduleOp; }
   std::vector<mlir::credit::KernelOp> kernels();
   llvm::StringRef bufferName() const { return name; }
+  /// The source text, line ends normalized (what every location points into).
+  llvm::StringRef sourceText() const;
   DiagEngine &diags() { return *diagEngine; }
   unsigned numKernelsInFile() const { return static_cast<unsigned>(ast.kernels.size()); }
 

@@ -21,7 +21,9 @@ namespace {
 
 class ReferenceEmitter {
 public:
-  ReferenceEmitter(cr::KernelOp k, llvm::raw_ostream &os) : kernel(k), os(os) {}
+  ReferenceEmitter(cr::KernelOp k, llvm::raw_ostream &os, llvm::StringRef prefix)
+      : kernel(k), os(os),
+        prefix(prefix.empty() ? "credit_" + k.getSymName().str() : prefix.str()) {}
   mlir::LogicalResult run(llvm::StringRef sourceName);
 
 private:
@@ -37,6 +39,7 @@ private:
 
   cr::KernelOp kernel;
   llvm::raw_ostream &os;
+  std::string prefix; // of the extern "C" functions
   llvm::DenseMap<mlir::Value, std::string> names;
   unsigned counter = 0;
 };
@@ -131,7 +134,7 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
      << "  return static_cast<int>(std::trunc(v));\n"
      << "}\n"
      << "} // namespace\n\n"
-     << "extern \"C\" void credit_" << k << "_reference(";
+     << "extern \"C\" void " << prefix << "_reference(";
   for (size_t i = 0; i < params.size(); ++i)
     os << (i ? ",\n    " : "") << params[i];
   os << ") {\n";
@@ -316,9 +319,9 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
 
   // Type-erased entry point for generic test harnesses: the same arguments as
   // an array, in the same order.
-  os << "extern \"C\" void credit_" << k
+  os << "extern \"C\" void " << prefix
      << "_reference_generic(const void* const* args, long long M, long long N) {\n"
-     << "  credit_" << k << "_reference(";
+     << "  " << prefix << "_reference(";
   unsigned argIndex = 0;
   for (cr::InputOp in : kernel.getInputOps()) {
     (void)in;
@@ -339,6 +342,6 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
 } // namespace
 
 mlir::LogicalResult credit::emitReference(cr::KernelOp kernel, llvm::StringRef sourceName,
-                                          llvm::raw_ostream &os) {
-  return ReferenceEmitter(kernel, os).run(sourceName);
+                                          llvm::raw_ostream &os, llvm::StringRef prefix) {
+  return ReferenceEmitter(kernel, os, prefix).run(sourceName);
 }

@@ -17,13 +17,27 @@
 namespace credit::cuda {
 
 enum class ApiFn {
-  LaunchCluster, LaunchStaged, LaunchReread, LaunchControl, // one per wanted variant
+  LaunchCluster, LaunchStaged, LaunchReread,                // one per wanted variant
   Signature, MaxLegalN, LaunchGeneric, StatusString,        // always
   Plan, LaunchAuto, Autotune, LastPlan, LaunchAutoGeneric, AutotuneGeneric, DispatchMode, // --profile
+  // Not in the header: test and benchmark aids.
+  LaunchControl,                                            // the control variant
+  MaxLegalNNamed, LaunchNamed,                              // a variant by name
 };
 
-/// The functions the generated file defines, in the order it defines them.
+/// The functions the generated file defines, in the order it defines them:
+/// the public ones (the header declares them), then the aids.
 llvm::SmallVector<ApiFn> apiFunctions(const KernelView &k);
+/// Declared in the API header (the aids are not).
+bool isPublic(ApiFn fn);
+/// `typedef enum <prefix>_variant {...} <prefix>_variant;`: the variants the
+/// launch API selects by (the numbering of credit_plan::variant).
+std::string variantEnumC(const KernelView &k);
+/// The configuration symbol: defined by the .cu, referenced by its header, so
+/// that a program built against the header of another configuration with the
+/// same prefix fails to link. `<prefix>_api_<8 hex digits>`, the digits a
+/// hash of everything the header declares.
+std::string configSymbol(const KernelView &k);
 /// `int credit_K_launch_cluster(const float* x, ..., cudaStream_t stream)`: one
 /// line, but for the generic launcher and the autotune functions, whose last
 /// parameters go on a second line.
@@ -38,6 +52,7 @@ std::string signatureString(const KernelView &k);
 struct StatusCode {
   const char *macro; // suffix of CREDIT_K_STATUS_
   int value;
+  const char *launchStatus; // the credit::LaunchStatus enumerator (1..7), or null
 };
 llvm::ArrayRef<StatusCode> statusCodes();
 

@@ -30,24 +30,45 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
      << "// The extern \"C\" launch API of the CUDA file creditc writes with -o for the same\n"
      << "// source and options. Pointers are device pointers; the launchers validate the\n"
      << "// launch and return a status (0 = launched).\n";
-  os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+  const std::string config = configSymbol(k);
+  const std::string configHex = "0x" + llvm::StringRef(config).take_back(8).str();
+  // Two headers of one prefix in one translation unit: the same configuration
+  // is included once; another one is an error, not silently skipped.
+  os << "#if defined(" << up << "_API_CONFIG) && " << up << "_API_CONFIG != " << configHex << "\n"
+     << "#error \"two configurations of the launch API " << k.prefix
+     << "_*: give each its own creditc --prefix\"\n"
+     << "#endif\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n"
+     << "#define " << up << "_API_CONFIG " << configHex << "\n\n";
   os << "#include <stdint.h>            /* int8_t */\n"
      << "#include <cuda_runtime_api.h>  /* cudaStream_t */\n\n";
-  os << "/* Status codes: 0 ok; 1..99 credit::LaunchStatus (1 NullPointer, 2 Misaligned, 3 BadShape,\n"
-     << "   4 BadClusterSize, 5 ClusterTooLarge, 6 SmemTooLarge, 7 NotLegal): not launched;\n"
+  os << "/* Status codes: 0 ok; 1..7: not launched (the launch check failed); 100..103: not\n"
+     << "   launched (a bad argument of the API, or no dispatch decision yet);\n"
      << "   " << up << "_STATUS_CUDA_ERROR_BASE + cudaError_t: a CUDA call failed. */\n";
   for (const StatusCode &c : statusCodes())
     os << "#define " << up << "_STATUS_" << c.macro << " " << c.value << "\n";
   os << "#define " << up << "_CTA_THREADS " << k.schedule.threads << "\n\n";
   os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << "/* The variant " << k.prefix << "_launch_generic and " << k.prefix << "_max_legal_n select. */\n"
+     << variantEnumC(k) << "\n";
+  os << "/* Defined by the .cu of this configuration: linking the .cu of another one fails. */\n"
+     << "extern const int " << config << ";\n"
+     << "#if defined(__GNUC__)\n"
+     << "static const int* const " << k.prefix << "_api_check __attribute__((used, unused)) = &" << config
+     << ";\n#endif\n\n";
   os << "/* Data arguments, in order (inputs, then outputs): " << signatureString(k) << "\n"
      << "   row: [M][N] row-major, broadcast: [N], scalar: one per row [M]. protocol: 0 sync, 1 mbarrier. */\n";
   for (ApiFn fn : apiFunctions(k)) {
+    if (!isPublic(fn))
+      continue;
     if (fn == ApiFn::Plan)
       os << "\n" << planStructC() << "\n"
          << "/* Model-driven dispatch (creditc --profile): plan from a T_B; launch with the model's (or the\n"
          << "   autotuned) choice, timing T_B once per shape; time every legal variant and keep the fastest;\n"
          << "   the decision recorded for a shape. */\n";
+    if (fn == ApiFn::LaunchAuto && !k.options->dispatch)
+      os << "/* The target has no clusters: the staged kernel where " << k.prefix
+         << "_max_legal_n allows N, else reread. */\n";
     if (fn == ApiFn::LaunchAutoGeneric)
       os << "/* The data arguments as an array, in " << k.prefix << "_signature() order. */\n";
     if (fn == ApiFn::DispatchMode)

@@ -15,6 +15,8 @@
 #include "Printers.h"
 #include "Standalone.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace cr = mlir::credit;
@@ -37,6 +39,27 @@ llvm::StringRef credit::variantName(Variant v) {
   case Variant::Control: return "control";
   }
   return "?";
+}
+
+std::optional<std::string> credit::checkSymbolPrefix(llvm::StringRef prefix) {
+  if (prefix.empty() || prefix.size() > 64)
+    return std::string("it must have 1 to 64 characters");
+  if (!(llvm::isAlpha(prefix[0]) || prefix[0] == '_'))
+    return std::string("it must start with a letter or '_'");
+  for (char c : prefix)
+    if (!(llvm::isAlnum(c) || c == '_'))
+      return std::string("it may use only letters, digits and '_'");
+  if (prefix.contains("__") || (prefix[0] == '_' && prefix.size() > 1 && llvm::isUpper(prefix[1])))
+    return std::string("names with '__', or starting with '_' and an upper-case letter, are reserved "
+                       "in C and C++");
+  // The prefix names the file's namespace too: none the generated code uses.
+  bool taken = NameSupply::isKeyword(prefix) ||
+               llvm::is_contained({"credit", "cuda", "std", "cub", "thrust", "nvcuda",
+                                   "cooperative_groups", "main"},
+                                  prefix);
+  if (taken)
+    return std::string("it is a keyword or a namespace the generated code uses");
+  return std::nullopt;
 }
 
 mlir::LogicalResult credit::emitCuda(cr::KernelOp kernel, const CudaEmitOptions &options,

@@ -117,11 +117,15 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
   v->kernel = kernel;
   v->options = &options;
   v->name = kernel.getSymName().str();
-  v->prefix = "credit_" + v->name;
+  v->prefix = options.prefix.empty() ? "credit_" + v->name : options.prefix;
   for (char c : v->name)
     if (!(llvm::isAlnum(c) || c == '_'))
       return kernel.emitError("cannot generate CUDA: kernel name '")
              << v->name << "' is not a C identifier";
+  if (std::optional<std::string> why =
+          options.prefix.empty() ? std::nullopt : checkSymbolPrefix(options.prefix))
+    return kernel.emitError("cannot generate CUDA: '") << v->prefix << "' cannot prefix its symbols: "
+                                                       << *why;
   v->target = ::credit::findTarget(options.arch.c_str());
   if (!v->target.arch)
     return kernel.emitError("cannot generate CUDA: unknown target '") << options.arch << "'";

@@ -44,9 +44,16 @@ void printForward(const KernelView &k, ApiFn fn, llvm::raw_ostream &out) {
     os << "return \"" << signatureString(k) << "\";";
     break;
   case ApiFn::MaxLegalN:
-    os << "return credit::host::maxLegalN(kWorkload, variant, P, protocol);";
+    os << "return credit::host::maxLegalN(kWorkload, credit::host::apiVariantName(variant), P, protocol);";
     break;
   case ApiFn::LaunchGeneric:
+    os << "return credit::host::launchGeneric(kWorkload, credit::host::apiVariantName(variant), args, M, N, P,\n"
+          "                                     protocol, stream);";
+    break;
+  case ApiFn::MaxLegalNNamed:
+    os << "return credit::host::maxLegalN(kWorkload, variant, P, protocol);";
+    break;
+  case ApiFn::LaunchNamed:
     os << "return credit::host::launchGeneric(kWorkload, variant, args, M, N, P, protocol, stream);";
     break;
   case ApiFn::StatusString:
@@ -56,7 +63,10 @@ void printForward(const KernelView &k, ApiFn fn, llvm::raw_ostream &out) {
     os << "return credit::host::plan(kDispatch, M, N, tB_ms, out);";
     break;
   case ApiFn::LaunchAuto:
-    os << args << "return credit::host::launchAuto(kDispatch, args, M, N, stream);";
+    if (k.options->dispatch)
+      os << args << "return credit::host::launchAuto(kDispatch, args, M, N, stream);";
+    else
+      os << args << "return credit::host::launchBaseline(kWorkload, args, M, N, stream);";
     break;
   case ApiFn::Autotune:
     os << args << "return credit::host::autotune(kDispatch, args, M, N, stream, model, tuned);";
@@ -107,13 +117,30 @@ void printLaunchApi(const KernelView &k, llvm::raw_ostream &os) {
   if (dispatch)
     printDispatchData(k, os);
   os << "}  // namespace " << k.prefix << "\n\n";
+  // The header's status macros are the runtime's codes.
+  for (const StatusCode &c : statusCodes())
+    if (c.launchStatus)
+      os << "static_assert(static_cast<int>(credit::LaunchStatus::" << c.launchStatus << ") == " << c.value
+         << ", \"status " << c.macro << "\");\n";
+  // (The header, when it is force-included, defines the same enum.)
+  const std::string guard = llvm::StringRef(k.prefix).upper() + "_API_H";
+  os << "\n#ifndef " << guard << "\n" << variantEnumC(k) << "#endif\n\n";
   os << "extern \"C\" {\n";
   if (dispatch)
     os << "using " << k.prefix << "::kDispatch;\n";
   os << "using " << k.prefix << "::kWorkload;\n\n";
+  os << "// Referenced by the API header of this configuration only (a header of another one\n"
+     << "// fails to link against this file).\n"
+     << "extern const int " << configSymbol(k) << " = 1;\n\n";
+  bool aids = false;
   for (ApiFn fn : apiFunctions(k)) {
     if (fn == ApiFn::Plan)
       os << "\n";
+    if (!isPublic(fn) && !aids) {
+      aids = true;
+      os << "\n// Test and benchmark aids, not in the header: the control kernels, and any variant by\n"
+         << "// name, the test forms too (credit::host::launchGeneric).\n";
+    }
     printForward(k, fn, os);
   }
   os << "}  // extern \"C\"\n";

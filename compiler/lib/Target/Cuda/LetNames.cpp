@@ -4,7 +4,6 @@
 #include "credit/Dialect/Credit/IR/CreditDialect.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace ::credit::cuda;
@@ -24,13 +23,11 @@ LetNames::LetNames(llvm::StringRef file, llvm::StringRef text) {
 }
 
 std::optional<llvm::StringRef> LetNames::line(llvm::StringRef file, unsigned lineNo) {
+  // Only the text given: the file on disk may have changed since it was
+  // compiled, or be a stream that cannot be read twice.
   auto it = files.find(file);
-  if (it == files.end()) {
-    std::vector<std::string> lines;
-    if (auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/true))
-      lines = splitLines((*buf)->getBuffer());
-    it = files.insert({file, std::move(lines)}).first;
-  }
+  if (it == files.end())
+    return std::nullopt;
   if (lineNo == 0 || lineNo > it->second.size())
     return std::nullopt;
   return llvm::StringRef(it->second[lineNo - 1]);

@@ -2,8 +2,8 @@
 //
 // Private to the CUDA emitter. The IR keeps no name for a `let`: its root op
 // carries the location of the let's line. LetNames reads that line of the
-// .credit source (the text given, else the file, each once) and recovers NAME
-// from `let NAME = ...`.
+// .credit source text it is given (never the file again) and recovers NAME
+// from `let NAME = ...`; without the text, lets print unnamed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_LIB_TARGET_CUDA_LETNAMES_H

@@ -27,10 +27,12 @@ bool NameSupply::isKeyword(llvm::StringRef n) {
 }
 
 /// Object-like macros with lower-case names: the C library's (errno,
-/// math_errhandling) and the GNU dialects' system names (linux, unix).
+/// math_errhandling, stdin/stdout/stderr, complex, noreturn, ...) and the GNU
+/// dialects' system names (linux, unix, i386).
 static bool isLowerCaseMacro(llvm::StringRef n) {
   return llvm::StringSwitch<bool>(n)
-      .Cases("errno", "math_errhandling", "linux", "unix", true)
+      .Cases("errno", "math_errhandling", "linux", "unix", "i386", true)
+      .Cases("stdin", "stdout", "stderr", "complex", "imaginary", "noreturn", true)
       .Default(false);
 }
 

@@ -39,6 +39,14 @@ struct Operands {
 // exchange, alive.
 [[maybe_unused]] static __device__ float control_sink;
 
+// Bulk copies (cp.async.bulk with an mbarrier) exist from sm_90 on. The SMEM
+// layout keeps their barriers' room either way, so host and device agree.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+inline constexpr bool kHasBulkCopies = false;
+#else
+inline constexpr bool kHasBulkCopies = true;
+#endif
+
 template <class Wk, class Pol>
 struct RowKernel {
   using W = Wk;
@@ -59,9 +67,10 @@ struct RowKernel {
   static constexpr WorkloadGeometry geometry = kThreads != W::kThreads ? C::wideGeometry()
                                                : kPartial              ? C::partialGeometry()
                                                                        : C::narrowGeometry();
-  // The forms that retain with float4 accesses fill the kept slices with bulk copies;
-  // one row per launch copies them in chunks.
-  static constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0;
+  // The forms that retain with float4 accesses fill the kept slices with bulk copies
+  // (sm_90 and later; before, the first pass stores what it loads, as the scalar
+  // forms do); one row per launch copies them in chunks.
+  static constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0 && kHasBulkCopies;
   static constexpr bool kChunked = kBulk && !kPersistent;
   static constexpr int kUnroll =
       VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4) : CREDIT_UNROLL_VEC1;

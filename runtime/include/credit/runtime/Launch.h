@@ -160,6 +160,21 @@ inline bool same(const char* a, const char* b) {
   return *a == *b;
 }
 
+// The dispatch of a target without clusters: the one-CTA staged kernel where Eq. 3
+// allows N at P = 1, else the global-reread kernel.
+inline int launchBaseline(const Workload& w, const void* const* args, long long M, long long N,
+                          cudaStream_t stream) {
+  if (hasForm(w, Form::Staged) && N <= credit::maxLegalN(w.geometry, 1, Protocol::Sync, w.target.smemOptinBytes))
+    return launchStaged(w, args, M, N, stream);
+  return launchReread(w, args, M, N, stream);
+}
+
+// The name of a launch API variant enumerator (credit_<K>_variant, the numbering of
+// credit_plan::variant): 0 reread, 1 staged, 2 cluster; null for any other value.
+inline const char* apiVariantName(int variant) {
+  return variant == 0 ? "reread" : variant == 1 ? "staged" : variant == 2 ? "cluster" : nullptr;
+}
+
 // The largest legal N (Eq. 3) of a variant for the file's target (reread: no bound,
 // kMaxRowElems); 0 for an unknown variant or P < 1.
 inline long long maxLegalN(const Workload& w, const char* variant, int P, int protocol) {

@@ -21,14 +21,22 @@ struct TargetInfo {
   int maxNonPortableCluster;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
-inline constexpr int kNumTargets = 3;
+inline constexpr int kNumTargets = 6;
 
+// Before sm_90 there are no thread-block clusters (cluster size 1): only the
+// global-reread and one-CTA staged kernels exist there.
 CREDIT_HD constexpr TargetInfo targetAt(int i) {
   return i == 0   ? TargetInfo{"sm_90", 232448, 8, 16}   // Hopper: 227 KB
          : i == 1 ? TargetInfo{"sm_100", 232448, 8, 16}  // Blackwell data center: 227 KB
          : i == 2 ? TargetInfo{"sm_120", 101376, 8, 8}   // Blackwell client: 99 KB
+         : i == 3 ? TargetInfo{"sm_80", 166912, 1, 1}    // Ampere data center: 163 KB
+         : i == 4 ? TargetInfo{"sm_86", 101376, 1, 1}    // Ampere client: 99 KB
+         : i == 5 ? TargetInfo{"sm_89", 101376, 1, 1}    // Ada: 99 KB
                   : TargetInfo{nullptr, 0, 0, 0};
 }
+
+// Whether the target has thread-block clusters (and so the cluster kernels).
+CREDIT_HD constexpr bool hasClusters(const TargetInfo& t) { return t.maxNonPortableCluster > 1; }
 
 namespace detail {
 // Compares the digits of `arch` after "sm_" / "compute_" with `base`'s, allowing an

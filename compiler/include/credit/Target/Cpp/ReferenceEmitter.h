@@ -21,8 +21,10 @@
 
 namespace credit {
 
+/// `prefix`: of the two extern "C" functions (empty: credit_<K>, as creditc
+/// --prefix for the CUDA file).
 mlir::LogicalResult emitReference(mlir::credit::KernelOp kernel, llvm::StringRef sourceName,
-                                  llvm::raw_ostream &os);
+                                  llvm::raw_ostream &os, llvm::StringRef prefix = "");
 
 } // namespace credit
 

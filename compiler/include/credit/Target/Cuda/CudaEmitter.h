@@ -45,7 +45,10 @@ struct CudaEmitOptions {
   std::string arch = "sm_90";     // sm_90, sm_100, sm_120
   std::vector<Variant> variants;  // empty: all
   std::string sourceName;         // the .credit path (its ops' location), for the header comment
-  std::string sourceText;         // its text, for the names of lets (else read from sourceName)
+  std::string sourceText;         // its text, for the names of lets (never read from disk)
+  /// Prefix of every extern "C" symbol, macro and include guard of the files
+  /// (creditc --prefix); empty: credit_<kernel>.
+  std::string prefix;
   int threads = 256;              // threads per CTA (128, 256, 512, 1024)
   /// Element-level exp, log and division through the fast intrinsics (__expf,
   /// __logf, __fdividef: a few ulp instead of IEEE / correctly rounded);
@@ -58,6 +61,12 @@ struct CudaEmitOptions {
   /// #included (the runtime embeds their texts).
   bool standalone = false;
 };
+
+/// Why `prefix` cannot prefix the generated files' symbols (creditc
+/// --prefix), or nothing when it can: a C identifier of at most 64 characters,
+/// not reserved (`__`, `_` + upper case), no keyword, and no namespace the
+/// generated code itself uses (credit, cuda, std, ...).
+std::optional<std::string> checkSymbolPrefix(llvm::StringRef prefix);
 
 /// Emits the CUDA C++ translation unit for `kernel` (which must have passed the
 /// analysis pipeline and been accepted). Errors are emitted on the op.

@@ -126,7 +126,7 @@ struct CreditLegalityPass : public mlir::credit::impl::CreditLegalityBase<Credit
     KernelOp kernel = getOperation();
     ::credit::TargetInfo info = ::credit::findTarget(target.c_str());
     if (!info.arch) {
-      kernel.emitError() << "unknown target '" << target << "' (expected sm_90, sm_100 or sm_120)";
+      kernel.emitError() << "unknown target '" << target << "' (expected sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120)";
       return signalPassFailure();
     }
     int64_t n = N;
