@@ -31,7 +31,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-WORKLOADS = ["layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8"]
+WORKLOADS = ["layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8",
+             "softmax", "log_softmax", "rmsnorm", "cross_entropy_bwd"]  # the six of the paper, four general
 PAIR_NS = [4096, 8192, 16384, 32768, 65536]
 EXTRA_NS = [131072, 262144]
 

@@ -27,6 +27,10 @@ if grep -rl -e "$build" -e "$work/staging" "$prefix/lib/cmake/Credit"; then
   exit 1
 fi
 "$prefix/bin/creditc" --version | head -1
+# credit-calibrate (built where CMake found a CUDA compiler) is installed beside creditc.
+if [ -x "$build/bin/credit-calibrate" ]; then
+  "$prefix/bin/credit-calibrate" --help | head -1
+fi
 
 echo "== configure and build examples/cmake-consumer against it"
 cmake -S "$root/examples/cmake-consumer" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -37,12 +37,12 @@ class Plan(ctypes.Structure):
     ]
 
     VARIANTS = ("reread", "staged", "cluster")
-    SOURCES = ("model", "autotune", "fallback", "structural rule")
+    SOURCES = ("model", "autotune", "fallback", "structural rule", "measured candidates")
 
     def as_dict(self):
         d = {name: getattr(self, name) for name, _ in self._fields_}
         d["variant_name"] = self.VARIANTS[self.variant] if 0 <= self.variant < 3 else str(self.variant)
-        d["source_name"] = self.SOURCES[self.source] if 0 <= self.source < 4 else str(self.source)
+        d["source_name"] = self.SOURCES[self.source] if 0 <= self.source < len(self.SOURCES) else str(self.source)
         return d
 
 

@@ -119,10 +119,9 @@ struct Options {
 };
 
 /// The profile's figures for `kernel`'s dispatch (docs/cost-model.md,
-/// "Dispatch"); prints the error and returns nothing when the profile is
-/// unusable for it.
+/// "Dispatch"): the device's figures and the kernel's traffic; prints the
+/// error and returns nothing when the profile is unusable.
 std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::KernelOp kernel,
-                                               const std::string &name,
                                                const std::vector<Variant> &variants) {
   auto fail = [](const Twine &msg) -> std::optional<DispatchProfile> {
     WithColor::error(errs(), "creditc") << msg << "\n";
@@ -135,32 +134,23 @@ std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::Ker
   Expected<model::DeviceProfile> profile = model::loadProfile(path);
   if (!profile)
     return fail(toString(profile.takeError()));
-  mlir::FailureOr<mlir::credit::KernelSchedule> schedule = mlir::credit::readSchedule(kernel);
-  if (failed(schedule))
-    return std::nullopt;
-  const ::credit::WorkloadGeometry g = schedule->geometry;
+  Expected<model::KernelFacts> facts = model::kernelFacts(kernel);
+  if (!facts)
+    return fail(toString(facts.takeError()));
   DispatchProfile d;
   d.path = path.str();
   d.deviceName = profile->deviceName;
-  d.sms = profile->sms;
-  d.smClockMHz = profile->smClockMHz;
-  d.smemReadBpc = profile->smemReadBpc;
-  d.smemWriteBpc = profile->smemWriteBpc;
-  d.dsmemStoreBpc = profile->dsmemStoreBpc;
-  d.dsmemStoreAsyncBpc = profile->dsmemStoreAsyncBpc;
-  for (const model::ControlEntry &e : profile->control) {
-    if (e.kernel != name)
-      continue;
-    if (Error footprint = model::checkControlFootprint(*profile, e, name, g))
-      return fail(toString(std::move(footprint)));
-    d.ctrl.push_back({static_cast<int>(e.protocol), e.P, e.M, e.N, e.tCtrlMs});
-  }
-  const Report r = buildReport(kernel);
-  d.traffic = {r.baseline, r.reread, r.keep, r.fixedBroadcastPerElement, r.fixedPerRow};
-  if (d.ctrl.empty())
+  d.device = profile->device;
+  d.traffic = facts->modelKernel().traffic;
+  bool anyGrid = false;
+  for (int protocol = 0; protocol < 2; ++protocol)
+    for (int l = 1; l < model::kNumClusterSizes; ++l)
+      anyGrid |= d.device.gridMeasured[protocol][l] && d.device.gridMeasured[protocol][0];
+  if (!anyGrid)
     WithColor::warning(errs(), "creditc")
-        << path << " has no T_ctrl for kernel '" << name
-        << "': the model cannot evaluate a cluster size, the dispatch always runs the baseline\n";
+        << path << " has no control grid (nor control timings with their footprints to fit one): the "
+        << "dispatch cannot evaluate a cluster size and runs the baseline; measure the profile with "
+        << "credit-calibrate (docs/cost-model.md)\n";
   return d;
 }
 
@@ -277,7 +267,7 @@ int compileMain(int argc, char **argv) {
                                    "  creditc op.credit --report [--N=65536]\n"
                                    "  creditc op.credit -o op.cu [--header=op.h]\n"
                                    "  creditc predict op.credit --profile p.json --M 4096 --N 65536 "
-                                   "--tB <ms>   (docs/cost-model.md)\n",
+                                   "[--tB <ms>]   (docs/cost-model.md)\n",
                                    &errs()))
     return kExitUserError;
   auto error = [](const Twine &msg) {
@@ -364,8 +354,6 @@ int compileMain(int argc, char **argv) {
   pipeline.variants = pipelineVariants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
-  // The CUDA generator does not print the online statistic yet.
-  pipeline.onlineStatistics = !plan.needsCuda() && !plan.needsHeader();
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();
@@ -427,7 +415,7 @@ int compileMain(int argc, char **argv) {
     emitOpts.prefix = opts.prefix;
     if (!opts.profile.empty()) {
       std::optional<DispatchProfile> dispatch =
-          dispatchProfile(opts.profile, kernel, r.kernel, variants);
+          dispatchProfile(opts.profile, kernel, variants);
       if (!dispatch)
         return kExitUserError;
       emitOpts.dispatch = std::move(*dispatch);

@@ -1,11 +1,12 @@
 //===- Predict.cpp - creditc predict: the profitability model ------------===//
 //
-//   creditc predict op.credit --profile p.json --M 4096 --N 65536 (--tB 0.52 | --measure-tB)
+//   creditc predict op.credit --profile p.json --M 4096 --N 65536 [--tB 0.52 | --measure-tB]
 //       [--baseline=auto|reread|staged] [--kernel=K] [--arch=sm_90]
 //       [--cta-threads=256] [--report=json]
 //
 // Prints dT (Eq. 9) with every term for each legal cluster size and protocol,
-// the chosen P and the verdict (docs/cost-model.md). Exit status as creditc:
+// priced as the form the launcher runs there, the chosen P and the verdict
+// (docs/cost-model.md). Without --tB, T_B is predicted from the profile. Exit status as creditc:
 // 0 a prediction was printed (profitable or not), 1 a usage, input or profile
 // error, 2 the kernel is rejected by the structural classification.
 //
@@ -46,7 +47,8 @@ struct PredictOptions {
   cl::opt<long long> M{"M", cl::desc("Rows"), cl::Required, cl::cat(category)};
   cl::opt<long long> N{"N", cl::desc("Row width"), cl::Required, cl::cat(category)};
   cl::opt<double> tB{"tB",
-                     cl::desc("T_B: the measured time of the non-clustered kernel at (M, N), ms"),
+                     cl::desc("T_B: the measured time of the non-clustered kernel at (M, N), ms "
+                              "(default: predicted from the profile's copy rate)"),
                      cl::value_desc("ms"), cl::init(0.0), cl::cat(category)};
   cl::opt<bool> measureTB{
       "measure-tB",
@@ -109,15 +111,15 @@ int credit::predictMain(int argc, char **argv) {
     return fail("unknown --arch '" + opts.arch + "' (expected sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120)");
   if (opts.threads != 128 && opts.threads != 256 && opts.threads != 512 && opts.threads != 1024)
     return fail("--cta-threads must be 128, 256, 512 or 1024");
-  if (opts.M < 1)
-    return fail("--M must be at least 1");
+  if (opts.M < 1 || opts.M > model::kMaxRows)
+    return fail(formatv("--M must be in [1, {0}] (a grid holds at most 2^31 - 1 CTAs)", model::kMaxRows));
   if (opts.N < 1 || opts.N > ::credit::kMaxRowElems)
     return fail(formatv("--N must be positive and at most {0}", ::credit::kMaxRowElems));
   const bool haveTB = opts.tB.getNumOccurrences() > 0;
-  if (haveTB == opts.measureTB)
-    return fail("give either --tB <ms> or --measure-tB");
-  if (haveTB && (!(opts.tB > 0) || !std::isfinite(opts.tB)))
-    return fail("--tB must be a positive time in milliseconds");
+  if (haveTB && opts.measureTB)
+    return fail("give either --tB <ms> or --measure-tB, not both");
+  if (haveTB && (!(opts.tB >= 1e-9) || !std::isfinite(opts.tB)))
+    return fail("--tB must be a positive time in milliseconds (at least 1e-9)");
 
   std::map<int, double> tSliceMs;
   for (const std::string &item : opts.tSlice) {
@@ -129,13 +131,15 @@ int credit::predictMain(int argc, char **argv) {
       return fail("--t-slice takes P:ms entries (e.g. --t-slice=2:0.164,4:0.163), not '" + item + "'");
     if (P != 2 && P != 4 && P != 8 && P != 16)
       return fail(formatv("--t-slice: P = {0} is not a cluster size (2, 4, 8 or 16)", P));
-    if (!(ms > 0) || !std::isfinite(ms))
+    if (!(ms >= 1e-9) || !std::isfinite(ms))
       return fail(formatv("--t-slice: the time for P = {0} must be positive, in milliseconds", P));
     if (!tSliceMs.emplace(P, ms).second)
       return fail(formatv("--t-slice: P = {0} is given twice", P));
   }
   if (!tSliceMs.empty() && opts.measureTB)
     return fail("--measure-tB measures T_slice itself; do not give --t-slice with it");
+  if (!tSliceMs.empty() && !haveTB)
+    return fail("--t-slice prices T_occ against a measured T_B: give --tB too");
 
   // The profile first: a bad profile is reported before the kernel is compiled.
   llvm::Expected<model::DeviceProfile> profile = model::loadProfile(opts.profile);
@@ -172,7 +176,7 @@ int credit::predictMain(int argc, char **argv) {
   model::Query q;
   q.M = opts.M;
   q.N = opts.N;
-  q.tBMs = opts.tB;
+  q.tBMs = haveTB ? opts.tB : 0.0; // 0: predicted
   q.baseline = opts.baseline;
   q.tSliceMs = tSliceMs;
   std::string measuredNote;

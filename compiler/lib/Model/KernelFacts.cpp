@@ -63,8 +63,11 @@ Expected<KernelFacts> credit::model::kernelFacts(cr::KernelOp kernel) {
     f.legality.push_back(l);
   }
 
-  // The forms the cluster launcher may run instead of the one the terms
-  // describe (predict's notes).
+  // The forms the cluster launcher chooses among at a shape (Model.h,
+  // clusterFormAt), as the generated file describes them to the launchers.
+  f.wideGeometry = s->wideGeometry;
+  if (s->wideThreads == 0)
+    f.wideGeometry.threads = 0;
   f.hasPartialForm = s->has(cr::Form::ClusterPartialSync);
   f.partialGeometry = s->partialGeometry;
   if (s->partialDrop >= 0) {
@@ -75,6 +78,5 @@ Expected<KernelFacts> credit::model::kernelFacts(cr::KernelOp kernel) {
   f.hasPersistentForm = s->has(cr::Form::Persistent);
   f.persistentHoisted = static_cast<int>(s->hoisted.size());
   f.persistentKeptReadLate = s->keptReadLate;
-  f.persistentGeometry = s->wideGeometry;
   return f;
 }

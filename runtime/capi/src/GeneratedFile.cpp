@@ -93,49 +93,112 @@ bool initializer(const std::vector<std::string>& lines, const char* marker, std:
   return false;
 }
 
-// The numbers of an initializer, in order; identifiers are skipped.
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> out;
-  size_t i = 0;
+// A braced initializer as a tree: numbers (true / false as 1 / 0) and nested lists.
+struct Braced {
+  bool leaf = false;
+  double value = 0.0;
+  std::vector<Braced> items;
+};
+
+bool parseBraced(const std::string& text, size_t& i, Braced& out, int depth) {
+  if (depth > 8) return false;
+  while (i < text.size() && text[i] != '{') ++i;
+  if (i == text.size()) return false;
+  ++i;
   while (i < text.size()) {
     const char c = text[i];
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) || ((c == '-' || c == '.') && i + 1 < text.size() &&
-                                                                  (std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
-                                                                   text[i + 1] == '.'))) {
+    if (c == '}') {
+      ++i;
+      return true;
+    }
+    if (c == '{') {
+      Braced kid;
+      if (!parseBraced(text, i, kid, depth + 1)) return false;
+      out.items.push_back(std::move(kid));
+    } else if (text.compare(i, 4, "true") == 0 || text.compare(i, 5, "false") == 0) {
+      Braced leaf;
+      leaf.leaf = true;
+      leaf.value = text[i] == 't' ? 1.0 : 0.0;
+      out.items.push_back(leaf);
+      i += text[i] == 't' ? 4 : 5;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.') {
       char* end = nullptr;
-      out.push_back(std::strtod(text.c_str() + i, &end));
+      Braced leaf;
+      leaf.leaf = true;
+      leaf.value = std::strtod(text.c_str() + i, &end);
+      if (end == text.c_str() + i) return false;
+      out.items.push_back(leaf);
       i = static_cast<size_t>(end - text.c_str());
-      while (i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])))) ++i;  // suffixes: f, LL
+      while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;  // suffixes: f, LL
     } else {
       ++i;
     }
   }
-  return out;
+  return false;
+}
+
+// The numbers of a list of leaves; false when an item is a list or the count is not `n`
+// (n < 0: any count up to -n).
+bool leaves(const Braced& b, int n, std::vector<double>& out) {
+  out.clear();
+  for (const Braced& x : b.items) {
+    if (!x.leaf) return false;
+    out.push_back(x.value);
+  }
+  return n >= 0 ? static_cast<int>(out.size()) == n : static_cast<int>(out.size()) <= -n;
 }
 
 std::string parseProfile(const std::vector<std::string>& lines, ProfileFigures& p) {
-  std::string ctrlText, profileText;
-  const bool hasCtrl = initializer(lines, "credit::model::CtrlPoint kCtrl[]", ctrlText);
-  const bool hasProfile = initializer(lines, "credit::host::Profile kProfile", profileText);
-  if (!hasCtrl && !hasProfile) return "";
-  if (!hasCtrl || !hasProfile) return "the device profile's tables (kCtrl, kProfile) are incomplete";
-  const std::vector<double> c = numbers(ctrlText);
-  if (c.size() % 5 != 0) return "kCtrl: expected {protocol, P, M, N, ms} entries";
-  for (size_t i = 0; i < c.size(); i += 5)
-    p.ctrl.push_back(model::CtrlPoint{static_cast<int>(c[i]), static_cast<int>(c[i + 1]),
-                                      static_cast<long long>(c[i + 2]), static_cast<long long>(c[i + 3]), c[i + 4]});
-  // {S, f, B_r, B_w}, {{B_DSM sync x5}, {B_DSM mbarrier x5}}, kCtrl, count, {traffic x6}
-  const std::vector<double> v = numbers(profileText);
-  if (v.size() != 21) return "kProfile: expected 21 figures, found " + std::to_string(v.size());
-  p.rates = model::Rates{static_cast<int>(v[0]), v[1], v[2], v[3]};
-  for (int k = 0; k < 10; ++k) p.dsmStore[k / 5][k % 5] = v[4 + k];
-  // The count may be below the table's length: an empty table holds one placeholder.
-  if (v[14] < 0 || static_cast<size_t>(v[14]) > p.ctrl.size()) return "kProfile: more T_ctrl points than kCtrl holds";
-  p.ctrl.resize(static_cast<size_t>(v[14]));
-  p.traffic = model::Traffic{static_cast<long long>(v[15]), static_cast<long long>(v[16]), static_cast<long long>(v[17]),
-                             static_cast<long long>(v[18]), static_cast<long long>(v[19]), static_cast<int>(v[20])};
+  std::string text;
+  if (!initializer(lines, "credit::host::Profile kProfile", text)) return "";
+  // {{S, f, SMEM per SM, per block, threads, CTAs per SM, B_r, B_w, {{B_DSM sync x5}, {mbarrier x5}},
+  //   {resident clusters per P}, {{grid sync x5 x5}, {mbarrier}}, {{measured x5}, {x5}}, latency, copy},
+  //  {traffic x6}}
+  const std::string bad = "kProfile: not the layout this runtime reads (regenerate the file with this creditc)";
+  Braced root;
+  size_t i = 0;
+  if (!parseBraced(text, i, root, 0) || root.items.size() != 2 || root.items[0].leaf) return bad;
+  const std::vector<Braced>& d = root.items[0].items;
+  if (d.size() != 14) return bad;
+  for (int k : {0, 1, 2, 3, 4, 5, 6, 7, 12, 13})
+    if (!d[k].leaf) return bad;
+  model::Device& dev = p.device;
+  dev = model::Device{};
+  dev.sms = static_cast<int>(d[0].value);
+  dev.smClockMHz = d[1].value;
+  dev.smemPerSm = static_cast<long long>(d[2].value);
+  dev.smemOptin = static_cast<long long>(d[3].value);
+  dev.maxThreadsPerSm = static_cast<int>(d[4].value);
+  dev.maxCtasPerSm = static_cast<int>(d[5].value);
+  dev.smemReadBpc = d[6].value;
+  dev.smemWriteBpc = d[7].value;
+  std::vector<double> v;
+  if (d[8].items.size() != 2) return bad;
+  for (int proto = 0; proto < 2; ++proto) {
+    if (!leaves(d[8].items[proto], model::kNumClusterSizes, v)) return bad;
+    for (int l = 0; l < model::kNumClusterSizes; ++l) dev.dsmStoreBpc[proto][l] = v[l];
+  }
+  if (d[9].items.size() != static_cast<size_t>(model::kNumClusterSizes)) return bad;
+  for (int l = 0; l < model::kNumClusterSizes; ++l) {
+    if (!leaves(d[9].items[l], -model::kMaxResidentCtas, v)) return bad;
+    for (size_t k = 0; k < v.size(); ++k) dev.residentClusters[l][k] = static_cast<int>(v[k]);
+  }
+  if (d[10].items.size() != 2 || d[11].items.size() != 2) return bad;
+  for (int proto = 0; proto < 2; ++proto) {
+    if (d[10].items[proto].items.size() != static_cast<size_t>(model::kNumClusterSizes)) return bad;
+    for (int l = 0; l < model::kNumClusterSizes; ++l) {
+      if (!leaves(d[10].items[proto].items[l], 5, v)) return bad;
+      dev.grid[proto][l] = model::GridCost{v[0], v[1], v[2], v[3], v[4]};
+    }
+    if (!leaves(d[11].items[proto], model::kNumClusterSizes, v)) return bad;
+    for (int l = 0; l < model::kNumClusterSizes; ++l) dev.gridMeasured[proto][l] = v[l] != 0.0;
+  }
+  dev.globalLoadCycles = d[12].value;
+  dev.copyBytesPerMs = d[13].value;
+  if (!leaves(root.items[1], 6, v)) return bad;
+  p.traffic = model::Traffic{static_cast<long long>(v[0]), static_cast<long long>(v[1]), static_cast<long long>(v[2]),
+                             static_cast<long long>(v[3]), static_cast<long long>(v[4]), static_cast<int>(v[5])};
+  if (!(dev.sms > 0) || !(dev.smClockMHz > 0.0)) return bad;
   p.present = true;
   return "";
 }

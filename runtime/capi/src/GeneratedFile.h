@@ -21,9 +21,7 @@ struct KernelLine {
 
 struct ProfileFigures {
   bool present = false;
-  model::Rates rates{};
-  double dsmStore[2][5] = {};
-  std::vector<model::CtrlPoint> ctrl;
+  model::Device device{};
   model::Traffic traffic{};
 };
 

@@ -119,13 +119,8 @@ std::string createProgram(const std::string& source, const std::string& name, co
   for (size_t i = 0; i < p.record.forms.size(); ++i)
     p.placeholder.push_back(host::Kernel{p.record.forms[i], p.record.vecs[i], reinterpret_cast<const void*>(std::uintptr_t{1})});
   if (p.file.profile.present) {
-    const ProfileFigures& f = p.file.profile;
-    p.ctrl = f.ctrl;
-    p.profile.rates = f.rates;
-    for (int k = 0; k < 10; ++k) p.profile.dsmStore[k / 5][k % 5] = f.dsmStore[k / 5][k % 5];
-    p.profile.ctrl = p.ctrl.data();
-    p.profile.numCtrl = static_cast<int>(p.ctrl.size());
-    p.profile.traffic = f.traffic;
+    p.profile.device = p.file.profile.device;
+    p.profile.traffic = p.file.profile.traffic;
   }
   p.dispatch = host::Dispatch{&p.workload, &p.profile, &p.plans};
   p.info = infoJson(p, r, ms, opts.arch);

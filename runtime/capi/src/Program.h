@@ -27,7 +27,6 @@ struct Program {
   std::vector<host::Kernel> kernels;      // cudaKernel_t handles, once loaded
   std::vector<host::Kernel> placeholder;  // the forms only: what maxLegalN needs before a load
   host::Workload workload{};
-  std::vector<model::CtrlPoint> ctrl;
   host::Profile profile{};
   host::PlanCache plans;
   host::Dispatch dispatch{};

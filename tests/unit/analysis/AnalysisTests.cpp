@@ -18,10 +18,11 @@ struct Compiled {
   std::unique_ptr<Compilation> c;
   cr::KernelOp kernel;
 
-  explicit Compiled(const std::string &src, long long N = 0) {
+  explicit Compiled(const std::string &src, long long N = 0, bool online = true) {
     c = std::make_unique<Compilation>(llvm::MemoryBuffer::getMemBufferCopy(src, "t.credit"), os);
     PipelineOptions opts;
     opts.N = N;
+    opts.onlineStatistics = online;
     REQUIRE(c->run(opts) == Compilation::Ok);
     kernel = c->kernels().front();
   }
@@ -54,10 +55,24 @@ TEST_CASE("pass access follows the dataflow", "[analysis]") {
 }
 
 TEST_CASE("traffic of softmax_logits_bwd", "[analysis]") {
-  Compiled k(R"(kernel s { in x : f32[N] in dy : f32[N] out dx : f32[N]
+  const char *src = R"(kernel s { in x : f32[N] in dy : f32[N] out dx : f32[N]
       stage { m = max(x) } stage { s = sum(exp(x - m)) } stage { d = sum(dy * exp(x - m) / s) }
       let p = exp(x - m) / s
-      dx = p * (dy - d) })");
+      dx = p * (dy - d) })";
+  // m and s: one online statistic.
+  Compiled fused(src);
+  auto f = cr::computeTraffic(fused.kernel);
+  // Passes: x | x, dy | x, dy; output dx.
+  CHECK(f.L == 2);
+  CHECK(f.q == llvm::SmallVector<int>{2, 1});
+  CHECK(f.baseline == 4 + 8 + 8 + 4);
+  CHECK(f.cluster == 8 + 4);
+  CHECK(f.reread == 12);
+  CHECK(f.keep == 8);
+  CHECK(f.ceiling == Approx(24.0 / 12.0));
+  CHECK(cr::computeBarriers(fused.kernel).sync == 4);
+  // The max and sum-of-exp stages apart.
+  Compiled k(src, 0, /*online=*/false);
   auto t = cr::computeTraffic(k.kernel);
   // Passes: x | x | x, dy | x, dy; output dx.
   CHECK(t.L == 3);

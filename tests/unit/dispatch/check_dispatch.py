@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-KERNELS = ["layernorm", "softmax_logits_bwd", "quant_int8"]
+KERNELS = ["layernorm", "pearson_bwd", "softmax_logits_bwd", "quant_int8", "softmax", "rmsnorm"]
 MS = [7, 4096]
 NS = [1000, 4096, 16384, 65536, 65537, 262144]
 TBS = [0.02, 0.5, 5.0]

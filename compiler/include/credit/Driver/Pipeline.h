@@ -38,10 +38,9 @@ struct PipelineOptions {
   bool stageOpt = true;       // credit-merge-stages (creditc --no-stage-opt turns it off)
   /// The consumer computes online statistics (credit.reduce_sumexp): max /
   /// sum-of-exp stage pairs are fused. Off, every reduce_sumexp (a user's
-  /// lse) is split into its two-pass form. The CUDA generator does not print
-  /// the online statistic yet, hence off by default; creditc turns it on
-  /// where no CUDA is generated (the report, --emit=mlir, --emit=reference).
-  bool onlineStatistics = false;
+  /// logsumexp) is split into its two-pass form, for a consumer that has no
+  /// online statistic of its own.
+  bool onlineStatistics = true;
 };
 
 /// `text` with every CRLF and every lone CR replaced by LF.

@@ -1,25 +1,24 @@
-//===- CostModel.h - The paper's profitability model (Eqs. 3, 5-9) -*- C++ -*-===//
+//===- CostModel.h - The profitability model (Eqs. 3, 5-9) -----*- C++ -*-===//
 //
 // Predicts, before any clustered kernel is generated or timed, whether the
 // clustered reduction-reuse schedule beats the matched non-clustered kernel at
-// a shape (M, N), and with which cluster size P and exchange protocol. Inputs:
-//   * a device profile (JSON, written by runtime/tools/credit-calibrate): the
-//     SM count S, the SM clock f, the local-SMEM read/store rates, the
-//     remote-store rates per P, and the work-free control kernel's excess
-//     time T_ctrl(M, N, P) per kernel and protocol;
-//   * the kernel's static facts (Traffic, Barriers, geometry, Eq. 3 legality);
-//   * one timing T_B of the selected non-clustered kernel at (M, N).
-// Every term is documented in docs/cost-model.md. No coefficient is fitted to
-// clustered-kernel timings.
-//
-// The profile, the facts and the prediction are plain data, so the model is
-// testable with synthetic inputs; kernelFacts() is the only MLIR-facing call.
+// a shape (M, N), and with which cluster size P, exchange protocol and form.
+// Inputs:
+//   * a device profile (JSON, written by credit-calibrate): the device's
+//     latencies, SMEM and DSMEM rates, occupancy and the cost of a work-free
+//     control grid -- nothing per kernel;
+//   * the kernel's schedule (traffic, stages and statistics, geometry, forms);
+//   * one timing T_B of the selected non-clustered kernel at (M, N), or, without
+//     one, T_B predicted from the device's copy rate.
+// The arithmetic is credit/runtime/Model.h, the same the generated dispatch
+// evaluates; docs/cost-model.md documents every term.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CREDIT_MODEL_COSTMODEL_H
 #define CREDIT_MODEL_COSTMODEL_H
 
 #include "credit/runtime/Layout.h"
+#include "credit/runtime/Model.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -38,35 +37,28 @@ class KernelOp;
 namespace credit::model {
 
 const char *protocolName(::credit::Protocol p); // "sync" / "mbarrier"
+const char *formName(ClusterForm f);            // "full", "wide", "partial", "persistent"
 
 //===----------------------------------------------------------------------===//
-// Device profile.
+// Device profile (schema credit-device-profile, version 2).
 //===----------------------------------------------------------------------===//
 
-/// One measured point of T_ctrl (profile key control.entries[i]).
-struct ControlEntry {
-  std::string kernel;
-  /// The footprint the control ran with; absent in hand-written profiles.
-  std::optional<::credit::WorkloadGeometry> geometry;
-  ::credit::Protocol protocol = ::credit::Protocol::Sync;
-  int P = 2;
-  long long M = 0, N = 0;
-  double tCtrlMs = 0; // control(M, N, P) - one-CTA control(M, N), ms
-};
+/// The deepest nesting of arrays and objects a profile may have (a profile is
+/// four levels deep); deeper input is refused before it is parsed.
+inline constexpr int kMaxProfileDepth = 64;
 
 struct DeviceProfile {
-  std::string path;        // where it was loaded from (messages only)
-  std::string deviceName;  // device.name
-  std::string arch;        // device.arch ("" if absent)
-  int sms = 0;             // device.sms: S
-  double smClockMHz = 0;   // device.sm_clock_MHz: f
-  long long smemPerSmBytes = 0;    // device.smem_per_sm_bytes (optional; 0: absent)
-  long long smemOptinBytes = 0;    // device.smem_per_block_optin_bytes (optional; 0: absent)
-  double smemReadBpc = 0;  // rates_Bpc.smem_read: B_SMEM^r, bytes/cycle per SM
-  double smemWriteBpc = 0; // rates_Bpc.smem_write: B_SMEM^w, bytes/cycle per SM
-  std::map<int, double> dsmemStoreBpc;      // rates_Bpc.dsmem_store: B_DSM^w(P), sync push
-  std::map<int, double> dsmemStoreAsyncBpc; // rates_Bpc.dsmem_store_async: mbarrier push
-  std::vector<ControlEntry> control;        // control.entries
+  std::string path;       // where it was loaded from (messages only)
+  std::string deviceName; // device.name
+  std::string arch;       // device.arch ("" if absent)
+  std::string derived;    // derived.from, if the profile was converted rather than measured
+  Device device{};        // every figure the model reads (Model.h)
+  /// Optional figures the profile lacks (the model then leaves their term out):
+  /// "latency_cycles.global_load", "memory.copy_GBps", "occupancy".
+  std::vector<std::string> missing;
+  /// How the control grid was obtained where the profile holds control-kernel
+  /// timings instead of control_grid (fitControlGrid), one line per figure set.
+  std::vector<std::string> fitted;
 };
 
 /// Parses and validates a profile. Errors name the offending key
@@ -74,6 +66,16 @@ struct DeviceProfile {
 /// its position ("<name>:3:17: invalid JSON: ...").
 llvm::Expected<DeviceProfile> parseProfile(llvm::StringRef text, llvm::StringRef name);
 llvm::Expected<DeviceProfile> loadProfile(llvm::StringRef path);
+
+/// Fits the control grid's figures (Device::grid) to a profile's
+/// control.entries: control-kernel timings with their footprints. Entries with
+/// a T_ctrl only (no footprint or raw times) are not used; a (protocol, P)
+/// with fewer than five usable timings stays unmeasured. One note per fit.
+llvm::Error fitControlGrid(const llvm::json::Array &entries, llvm::StringRef name, Device &d,
+                           std::vector<std::string> &notes);
+
+/// The nesting depth of the JSON text (arrays and objects, strings skipped).
+int jsonDepth(llvm::StringRef text);
 
 //===----------------------------------------------------------------------===//
 // Kernel facts.
@@ -101,23 +103,21 @@ struct KernelFacts {
   ::credit::TargetInfo target{};
   long long legalityN = 0;            // the N `legality` was computed for
   std::vector<LegalityAtN> legality;  // P = 1 (staged), 2, 4, 8[, 16]
-  // The partial-retention form of the cluster kernels (docs/codegen.md), from
-  // the schedule: predict notes where the cluster launcher runs it. No term
-  // prices it.
+  // The forms the cluster launcher chooses among (docs/codegen.md), from the schedule.
+  ::credit::WorkloadGeometry wideGeometry{};  // threads 0: no twin
   bool hasPartialForm = false;
   std::string partialDropped;                 // the input it re-reads from L2
   bool partialDroppedReadLate = false;        // first read after the first pass
   ::credit::WorkloadGeometry partialGeometry{};
-  // The persistent form (docs/codegen.md), from the schedule: predict notes
-  // where the cluster launcher runs it. No term prices it either.
   bool hasPersistentForm = false;
   int persistentHoisted = 0;                  // broadcast inputs only h reads (numHoistedInputs)
   bool persistentKeptReadLate = false;        // a kept input first read late: whole slices only
-  ::credit::WorkloadGeometry persistentGeometry{};  // the wide-CTA twin's geometry
 
   int qSum() const;
   /// Eq. 3 allows the one-CTA staged kernel (P = 1, sync scratch) at legalityN.
   bool stagedLegal() const;
+  /// The schedule as Model.h sees it.
+  Kernel modelKernel() const;
 };
 
 /// Eq. 3 rows straight from Layout.h (for synthetic facts; kernelFacts reads
@@ -126,19 +126,10 @@ struct KernelFacts {
 std::vector<LegalityAtN> legalityAt(const ::credit::WorkloadGeometry &g,
                                     const ::credit::TargetInfo &target, long long N);
 
-/// Success unless control entry `e` records a footprint other than `g`, the
-/// footprint of kernel `kernel` as generated now (its T_ctrl would then belong
-/// to another kernel); the error names both and how to recalibrate.
-llvm::Error checkControlFootprint(const DeviceProfile &profile, const ControlEntry &e,
-                                  llvm::StringRef kernel, const ::credit::WorkloadGeometry &g);
-
 /// The facts of an analysed kernel, read from the attributes the analysis
-/// passes and credit-schedule wrote (KernelFacts.cpp): the classification,
-/// credit.traffic, credit.barriers, credit.legality (at the N, target and CTA
-/// size it ran with) plus the mbarrier protocol's Eq. 3 through Layout.h, and
-/// the schedule's geometry and forms. A rejected kernel's facts hold its name
-/// and classification only. Fails where an attribute is missing (the errors
-/// are on the kernel).
+/// passes and credit-schedule wrote (KernelFacts.cpp). A rejected kernel's
+/// facts hold its name and classification only. Fails where an attribute is
+/// missing (the errors are on the kernel).
 llvm::Expected<KernelFacts> kernelFacts(mlir::credit::KernelOp kernel);
 
 //===----------------------------------------------------------------------===//
@@ -147,27 +138,19 @@ llvm::Expected<KernelFacts> kernelFacts(mlir::credit::KernelOp kernel);
 
 enum class BaselineKind { Auto, Reread, Staged };
 
+/// The largest M the model takes: a grid holds M * P <= 2^31 - 1 CTAs.
+inline constexpr long long kMaxRows = 2147483647LL;
+
 struct Query {
   long long M = 0, N = 0;
-  double tBMs = 0;                          // T_B, ms
+  /// T_B, ms; 0: not measured, predicted from the device's copy rate.
+  double tBMs = 0;
   BaselineKind baseline = BaselineKind::Auto; // which kernel T_B timed
   /// T_slice(P), ms: the staged kernel's SMEM form at M*P rows of
-  /// sliceElems(N, P) (credit::model::occupancySaving). Used against a staged
-  /// T_B only; a P without an entry has T_occ = 0.
+  /// sliceElems(N, P). Used against a staged T_B only; a P without an entry
+  /// has T_occ = 0.
   std::map<int, double> tSliceMs;
 };
-
-/// T_ctrl at (M, N) from the profile's table (docs/cost-model.md: log-linear
-/// in N, linear in M, proportional to M outside the measured M range, clamped
-/// to the nearest N outside the measured N range).
-struct CtrlLookup {
-  double ms = 0;
-  std::string source; // "measured", "interpolated", "extrapolated"
-  std::string detail; // which table points it came from
-};
-llvm::Expected<CtrlLookup> lookupControl(const DeviceProfile &profile, const KernelFacts &facts,
-                                         ::credit::Protocol protocol, int P, long long M,
-                                         long long N);
 
 /// One (protocol, P) candidate with every term (times in ms).
 struct Candidate {
@@ -176,52 +159,46 @@ struct Candidate {
   bool legal = false;       // Eq. 3
   bool evaluated = false;   // legal and every profile figure it needs was there
   std::string note;         // why not evaluated
-  long long smemBytes = 0;  // Eq. 3 left-hand side
+  long long smemBytes = 0;  // Eq. 3 left-hand side (the full form)
   long long slice = 0;      // sliceElems(N, P)
-  long long clustersPerWave = 0; // floor(S / P)
-  long long W = 0;          // ceil(M / floor(S / P))
-  double replayBytesPerCta = 0, dsmBytesPerCta = 0, depositBytesPerCta = 0;
-  double tCtrl = 0;
-  std::string ctrlSource, ctrlDetail;
-  double tReplay = 0, tDSM = 0, tSmemW = 0, tDeposit = 0;
   double tSlice = 0;        // T_slice(P), 0: not measured
-  double tOcc = 0;          // T_occ(P) = T_B - T_slice(P) against a staged T_B, else 0
-  double deltaT = 0;        // Eq. 9 (+ T_occ)
+  CandidateTerms terms{};   // Model.h: the form, every term and dT
 };
 
 struct Prediction {
   std::string kernel;
   Query query;
+  bool tBPredicted = false;   // T_B from the copy rate (no timing given)
   std::string baselineKernel; // "reread" or "staged" (T_B's kernel)
   bool baselineAuto = true;
   std::string deviceName, profilePath, profileArch, targetArch;
   int sms = 0;
   double smClockMHz = 0, smemReadBpc = 0, smemWriteBpc = 0;
   long long bBase = 0, bReread = 0, bKeep = 0, dFixedPerElement = 0, dFixedPerRow = 0;
-  double dBaseBytes = 0;   // Eq. 5, whole grid
-  double rateBytesPerMs = 0; // Eq. 7, R_B
-  double tRereadSaved = 0; // M N b_reread / R_B
-  double tInput = 0;       // M N b_keep / R_B
-  /// credit::stagedForm runs a one-CTA-per-SM twin at this N (known when the
-  /// profile has the device's SMEM sizes): where T_occ matters.
+  BaselineTerms base{};
+  /// credit::stagedForm runs a one-CTA-per-SM twin at this N: where T_occ matters.
   bool stagedOneCtaPerSm = false;
   bool anySlice = false;   // some candidate has T_slice
   std::vector<Candidate> candidates;
-  std::optional<size_t> chosen;                         // best over every candidate
-  std::optional<size_t> chosenSync, chosenMbarrier;     // best per protocol
+  std::optional<size_t> chosen;                     // best over every candidate
+  std::optional<size_t> chosenSync, chosenMbarrier; // best per protocol
+  std::vector<size_t> shortlist; // the candidates the dispatch times on first use (best first)
   bool profitable = false;
   std::string verdict; // "profitable", "not profitable", "no legal cluster size", ...
   std::vector<std::string> notes;
 };
 
 /// Evaluates every (protocol, P) of facts.legality. Errors: a query out of
-/// range, facts for another N, a rejected kernel, a profile lacking what every
-/// legal candidate needs.
+/// range, facts for another N, a rejected kernel, no T_B and no copy rate.
 llvm::Expected<Prediction> predict(const KernelFacts &facts, const DeviceProfile &profile,
                                    const Query &query);
 
 void printPrediction(const Prediction &p, llvm::raw_ostream &os);
+/// The prediction as JSON. Non-finite numbers (which JSON cannot hold) are
+/// written as null.
 llvm::json::Value predictionToJSON(const Prediction &p);
+/// A number for JSON: the value if finite, else null.
+llvm::json::Value jsonNumber(double v);
 
 } // namespace credit::model
 

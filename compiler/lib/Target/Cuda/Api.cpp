@@ -17,7 +17,7 @@ llvm::SmallVector<ApiFn> apiFunctions(const KernelView &k) {
   fns.append({ApiFn::Signature, ApiFn::MaxLegalN, ApiFn::LaunchGeneric, ApiFn::StatusString});
   if (k.options->dispatch)
     fns.append({ApiFn::Plan, ApiFn::LaunchAutoGeneric, ApiFn::AutotuneGeneric, ApiFn::LaunchAuto,
-                ApiFn::Autotune, ApiFn::LastPlan});
+                ApiFn::Autotune, ApiFn::LastPlan, ApiFn::DispatchMode});
   else if (!::credit::hasClusters(k.target) && k.wants(Variant::Staged) && k.wants(Variant::Reread))
     fns.push_back(ApiFn::LaunchAuto); // staged where it fits, else reread
   if (k.wants(Variant::Control))
@@ -116,6 +116,8 @@ std::string prototype(const KernelView &k, ApiFn fn) {
     return "int " + ns +
            "_autotune_generic(void* const* args, long long M, long long N, cudaStream_t stream,\n"
            "    credit_plan* model, credit_plan* tuned)";
+  case ApiFn::DispatchMode:
+    return "int " + ns + "_dispatch_mode(int mode)";
   }
   return "";
 }

@@ -19,7 +19,7 @@ namespace credit::cuda {
 enum class ApiFn {
   LaunchCluster, LaunchStaged, LaunchReread,                // one per wanted variant
   Signature, MaxLegalN, LaunchGeneric, StatusString,        // always
-  Plan, LaunchAuto, Autotune, LastPlan, LaunchAutoGeneric, AutotuneGeneric, // --profile
+  Plan, LaunchAuto, Autotune, LastPlan, LaunchAutoGeneric, AutotuneGeneric, DispatchMode, // --profile
   // Not in the header: test and benchmark aids.
   LaunchControl,                                            // the control variant
   MaxLegalNNamed, LaunchNamed,                              // a variant by name

@@ -71,6 +71,10 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
          << "_max_legal_n allows N, else reread. */\n";
     if (fn == ApiFn::LaunchAutoGeneric)
       os << "/* The data arguments as an array, in " << k.prefix << "_signature() order. */\n";
+    if (fn == ApiFn::DispatchMode)
+      os << "/* How launch_auto decides a shape it has not seen: 0 the model alone (nothing timed), 1 the\n"
+         << "   model with T_B and its closest candidates timed once (default), 2 every variant timed once;\n"
+         << "   -1 as CREDIT_DISPATCH=model|measure|autotune says. Returns the mode before, -2 for a bad mode. */\n";
     std::string proto = prototype(k, fn);
     if (llvm::StringRef(proto).ends_with("()")) // C: no prototype without `void`
       proto.insert(proto.size() - 1, "void");
@@ -88,11 +92,11 @@ typedef struct credit_plan {
   int P;              /* cluster size (1 for reread and staged) */
   int protocol;       /* 0 sync, 1 mbarrier (cluster only) */
   int baseline;       /* the kernel T_B timed: 0 reread, 1 staged */
-  int source;         /* 0 the model, 1 autotune (measured), 2 fallback (see credit_..._launch_auto) */
+  int source;         /* 0 the model, 1 autotune, 2 fallback, 4 the model's closest candidates timed */
   int evaluated;      /* the model evaluated at least one cluster size */
-  double tB_ms;       /* T_B, the baseline's time at (M, N) */
+  double tB_ms;       /* T_B, the baseline's time at (M, N) (predicted in model mode) */
   double deltaT_ms;   /* model: Eq. 9 of the best cluster size (> 0: profitable); autotune: T_B - best */
-  double measured_ms; /* autotune: the chosen kernel's median time; otherwise 0 */
+  double measured_ms; /* the chosen kernel's median time where it was timed; otherwise 0 */
 } credit_plan;
 #endif
 )c";

@@ -1,8 +1,9 @@
 //===- DispatchPrinter.cpp - the dispatch data of a generated file --------===//
 //
-// With --profile: the device's figures and this kernel's (T_ctrl points,
-// traffic) as constants for the runtime's model-driven dispatch
-// (credit/runtime/Dispatch.h, docs/cost-model.md "Dispatch").
+// With --profile: the device's figures (credit::model::Device) and this
+// kernel's traffic as constants for the runtime's model-driven dispatch
+// (credit/runtime/Dispatch.h, docs/cost-model.md "Dispatch"). The kernel's
+// geometry and forms are the launchers' kWorkload already.
 //
 //===----------------------------------------------------------------------===//
 #include "Printers.h"
@@ -10,8 +11,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
-#include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace credit::cuda {
 
@@ -25,37 +26,59 @@ static std::string doubleLiteral(double d) {
   return s;
 }
 
+template <class T, class F>
+static std::string list(const T *v, int n, F item) {
+  std::string s = "{";
+  for (int i = 0; i < n; ++i)
+    s += (i ? ", " : "") + item(v[i]);
+  return s + "}";
+}
+
 void printDispatchData(const KernelView &k, llvm::raw_ostream &os) {
   const DispatchProfile &prof = *k.options->dispatch;
+  const model::Device &d = prof.device;
+  using model::kMaxResidentCtas;
+  using model::kNumClusterSizes;
+  auto num = [](double v) { return doubleLiteral(v); };
+  auto integer = [](int v) { return std::to_string(v); };
+  auto boolean = [](bool v) { return std::string(v ? "true" : "false"); };
   os << "\n// The device profile " << llvm::sys::path::filename(prof.path) << " (" << prof.deviceName
      << ") and this kernel's traffic.\n";
-  os << "inline constexpr credit::model::CtrlPoint kCtrl[] = {\n";
-  if (prof.ctrl.empty())
-    os << "    {0, 0, 0, 0, 0.0},  // none: no cluster size can be evaluated\n";
-  for (const DispatchProfile::Ctrl &c : prof.ctrl)
-    os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}},\n", c.protocol, c.P, c.M, c.N, doubleLiteral(c.ms));
-  os << "};\n";
-  os << "inline const credit::host::Profile kProfile = {\n";
-  os << llvm::formatv("    {{{0}, {1}, {2}, {3}},  // S, f (MHz), B_SMEM^r, B_SMEM^w (B/clk/SM)\n", prof.sms,
-                      doubleLiteral(prof.smClockMHz), doubleLiteral(prof.smemReadBpc),
-                      doubleLiteral(prof.smemWriteBpc));
-  for (int protocol = 0; protocol < 2; ++protocol) {
-    const std::map<int, double> &rates = protocol ? prof.dsmemStoreAsyncBpc : prof.dsmemStoreBpc;
-    os << (protocol ? "     {" : "    {{");
-    for (int l = 0; l < 5; ++l) {
-      auto it = rates.find(1 << l);
-      os << (l ? ", " : "") << (l > 0 && it != rates.end() ? doubleLiteral(it->second) : "0.0");
-    }
-    os << (protocol ? "}},\n" : "},  // B_DSM^w(P): [protocol][log2 P]\n");
+  os << "inline constexpr credit::host::Profile kProfile = {\n";
+  os << "    {" << d.sms << ", " << num(d.smClockMHz) << ", " << d.smemPerSm << ", " << d.smemOptin << ", "
+     << d.maxThreadsPerSm << ", " << d.maxCtasPerSm
+     << ",  // S, f (MHz), SMEM per SM and per block, threads and CTAs per SM\n";
+  os << "     " << num(d.smemReadBpc) << ", " << num(d.smemWriteBpc) << ",  // B_SMEM^r, B_SMEM^w (B/clk/SM)\n";
+  os << "     {" << list(d.dsmStoreBpc[0], kNumClusterSizes, num) << ",\n      "
+     << list(d.dsmStoreBpc[1], kNumClusterSizes, num) << "},  // B_DSM^w: [protocol][log2 P]\n";
+  // Resident clusters per P and CTAs per SM: only the entries the profile has.
+  os << "     {";
+  for (int l = 0; l < kNumClusterSizes; ++l) {
+    int n = kMaxResidentCtas;
+    while (n > 0 && d.residentClusters[l][n - 1] == 0)
+      --n;
+    os << (l ? ", " : "") << list(d.residentClusters[l], n, integer);
   }
-  const DispatchProfile::Traffic &t = prof.traffic;
-  const std::string ctrl = "kCtrl, " + std::to_string(prof.ctrl.size()) + ",";
-  const std::string traffic = llvm::formatv("{{{0}, {1}, {2}, {3}, {4}, {5}},", t.baseline, t.reread, t.keep,
-                                            t.fixedPerElement, t.fixedPerRow, k.schedule.geometry.qSum);
-  const size_t column = std::max(ctrl.size(), traffic.size()) + 2;
-  os << "    " << ctrl << std::string(column - ctrl.size(), ' ') << "// T_ctrl points {protocol, P, M, N, ms}\n";
-  os << "    " << traffic << std::string(column - traffic.size(), ' ')
-     << "// b_B, b_reread, b_keep, D_fixed per element, D_fixed per row, sum q\n";
+  os << "},  // resident clusters: [log2 P][CTAs per SM - 1], {}: not measured\n";
+  os << "     {";
+  for (int p = 0; p < 2; ++p) {
+    os << (p ? ",\n      {" : "{");
+    for (int l = 0; l < kNumClusterSizes; ++l) {
+      const model::GridCost &c = d.grid[p][l];
+      os << (l ? ",\n       " : "") << "{" << num(c.launchUs) << ", " << num(c.ctaCycles) << ", "
+         << num(c.stageCycles) << ", " << num(c.statisticCycles) << ", " << num(c.issueCycles) << "}";
+    }
+    os << "}";
+  }
+  os << "},  // control grid: [protocol][log2 P] {launch us, CTA, stage, statistic, issue cycles}\n";
+  os << "     {" << list(d.gridMeasured[0], kNumClusterSizes, boolean) << ", "
+     << list(d.gridMeasured[1], kNumClusterSizes, boolean) << "},\n";
+  os << "     " << num(d.globalLoadCycles) << ", " << num(d.copyBytesPerMs)
+     << "},  // global-load latency (cycles), copy rate (B/ms); 0: not measured\n";
+  const model::Traffic &t = prof.traffic;
+  os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},", t.baseline, t.reread, t.keep, t.fixedPerElement,
+                      t.fixedPerRow, t.qSum)
+     << "  // b_B, b_reread, b_keep, D_fixed per element, D_fixed per row, sum q\n";
   os << "};\n";
   os << "inline credit::host::PlanCache planCache;\n";
   os << "inline const credit::host::Dispatch kDispatch = {&kWorkload, &kProfile, &planCache};\n";

@@ -86,6 +86,12 @@ public:
 
   /// The expression of `v`: its binding, else its defining op's.
   std::string ref(mlir::Value v) { return print(v).text; }
+  /// The same as the operand of a binary operator of precedence `minPrec` (1:
+  /// + and -, 2: * and /): in parentheses where it binds less tightly.
+  std::string ref(mlir::Value v, int minPrec) {
+    Printed p = print(v);
+    return p.prec >= minPrec ? p.text : "(" + p.text + ")";
+  }
   /// The expression of `op`'s result from its operands (ignoring a binding).
   std::string expr(mlir::Operation *op) { return printOp(op).text; }
   /// Whether the value's defining op is shared in the scope (used more than once).

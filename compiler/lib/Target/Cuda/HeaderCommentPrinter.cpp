@@ -83,9 +83,31 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
       out.push_back(m.ref(y));
     return out;
   };
+  // An online statistic as its two-pass definition: m = max(p), s_i = sum(w_i *
+  // exp(p - m)), m by the stage's name of it where the stage yields it.
+  auto printOnline = [&](cr::ReduceSumExpOp online, cr::StageOp stage, auto &region) {
+    region(llvm::cast<cr::ElementRegionOpInterface>(online.getOperation()));
+    std::string pivot = m.ref(online.getPivot(), 1);
+    std::string max = "max(" + m.ref(online.getPivot()) + ")";
+    m.bind(online.getMax(), max);
+    std::string mName = max;
+    for (unsigned i = 0; i < stage.getNumResults(); ++i)
+      if (stage.getYieldOp().getOperand(i) == online.getMax())
+        mName = stage.getResultName(i).str();
+    for (unsigned i = 0; i < online.getNumSums(); ++i) {
+      mlir::Value w = online.getWeight(i);
+      auto one = w.getDefiningOp<mlir::arith::ConstantFloatOp>();
+      bool unit = one && one.value().isExactlyValue(1.0);
+      m.bind(online.getSums()[i], "sum(" + (unit ? "" : m.ref(w, 2) + " * ") + "exp(" + pivot + " - " + mName + "))");
+    }
+  };
   for (Operation &op : k.kernel.getBodyBlock()) {
     if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
       for (cr::ElementRegionOpInterface r : stage.getReductions()) {
+        if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
+          printOnline(online, stage, region);
+          continue;
+        }
         auto red = llvm::cast<cr::ReduceOp>(r.getOperation());
         m.bind(red.getResult(), std::string(reduceWord(red.getKind())) + "(" + region(r)[0] + ")");
       }
@@ -95,6 +117,18 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
            << m.ref(stage.getYieldOp().getOperand(i)) << "\n";
         m.bind(stage.getResult(i), stage.getResultName(i).str());
       }
+      // Which of them one online statistic computes in a single sweep.
+      for (cr::ElementRegionOpInterface r : stage.getReductions())
+        if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
+          llvm::SmallVector<std::string> names;
+          for (mlir::Value v : online->getResults())
+            for (unsigned i = 0; i < stage.getNumResults(); ++i)
+              if (stage.getYieldOp().getOperand(i) == v)
+                names.push_back(stage.getResultName(i).str());
+          if (names.size() > 1)
+            ts << "stage " << stage.getStageIndex() + 1 << ": " << llvm::join(names, ", ")
+               << " in one sweep (online max and sums of exponentials)\n";
+        }
     } else if (auto apply = llvm::dyn_cast<cr::ApplyOp>(op)) {
       llvm::SmallVector<std::string> h = region(llvm::cast<cr::ElementRegionOpInterface>(op));
       for (const Operand &o : k.outputs)

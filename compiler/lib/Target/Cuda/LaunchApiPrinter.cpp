@@ -80,6 +80,9 @@ void printForward(const KernelView &k, ApiFn fn, llvm::raw_ostream &out) {
   case ApiFn::AutotuneGeneric:
     os << "return credit::host::autotune(kDispatch, args, M, N, stream, model, tuned);";
     break;
+  case ApiFn::DispatchMode:
+    os << "return credit::host::setMode(kDispatch, mode);";
+    break;
   }
   // The signature on one line: tools read it there.
   if (fn == ApiFn::Signature)

@@ -87,18 +87,28 @@ void WorkloadPrinter::printConstants() {
   const size_t L = k.stages.size();
   os << "static constexpr int kStages = " << L << ";\n";
   os << "static constexpr int kQ[kStages] = {";
-  llvm::interleaveComma(k.stages, os, [&](cr::StageOp st) { os << st.getReductions().size(); });
+  llvm::interleaveComma(k.stages, os, [&](cr::StageOp st) { os << st.getNumStatistics(); });
   os << "};\n";
+  // One entry per statistic: an online statistic is its max, then its sums.
   os << "static constexpr Reduce kReduce[] = {";
   bool first = true;
+  auto entry = [&](const char *kind) {
+    os << (first ? "" : ", ") << kind;
+    first = false;
+  };
   for (cr::StageOp st : k.stages)
     for (cr::ElementRegionOpInterface r : st.getReductions()) {
-      os << (first ? "" : ", ") << reduceName(llvm::cast<cr::ReduceOp>(r.getOperation()).getKind());
-      first = false;
+      if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
+        entry("Reduce::SumExpMax");
+        for (unsigned i = 0; i < online.getNumSums(); ++i)
+          entry("Reduce::SumExpSum");
+      } else {
+        entry(reduceName(llvm::cast<cr::ReduceOp>(r.getOperation()).getKind()));
+      }
     }
   os << "};\n";
   // One operand a line, with its source name; the comments of both lists aligned.
-  auto entry = [](const Operand &o, size_t count) {
+  auto operandEntry = [](const Operand &o, size_t count) {
     const char *kind = o.kind == Operand::Row         ? "Kind::Row"
                        : o.kind == Operand::Broadcast ? "Kind::Broadcast"
                                                       : "Kind::PerRow";
@@ -109,12 +119,12 @@ void WorkloadPrinter::printConstants() {
   const std::string outHead = "static constexpr Operand kOutputs[] = {";
   size_t column = 0;
   for (const Operand &o : k.inputs)
-    column = std::max(column, inHead.size() + entry(o, k.inputs.size()).size());
+    column = std::max(column, inHead.size() + operandEntry(o, k.inputs.size()).size());
   for (const Operand &o : k.outputs)
-    column = std::max(column, outHead.size() + entry(o, k.outputs.size()).size());
+    column = std::max(column, outHead.size() + operandEntry(o, k.outputs.size()).size());
   auto operands = [&](const std::string &head, llvm::ArrayRef<Operand> list) {
     for (const Operand &o : list) {
-      std::string line = (o.index ? std::string(head.size(), ' ') : head) + entry(o, list.size());
+      std::string line = (o.index ? std::string(head.size(), ' ') : head) + operandEntry(o, list.size());
       os << line << std::string(column - line.size() + 2, ' ') << "// " << o.src << "\n";
     }
   };
@@ -248,8 +258,11 @@ mlir::LogicalResult WorkloadPrinter::printFinish(unsigned l) {
   NameSupply local(&workloadScope);
   ExprPrinter p(ExprStyle::Cuda, local);
   bindRowValues(p, ops);
-  for (auto [j, red] : llvm::enumerate(stage.getReductions()))
-    p.bind(red->getResult(0), "s[" + std::to_string(j) + "]");
+  // r[j]: the stage's statistics in kReduce order (an online statistic's max, then its sums).
+  unsigned j = 0;
+  for (cr::ElementRegionOpInterface red : stage.getReductions())
+    for (Value v : red->getResults())
+      p.bind(v, "s[" + std::to_string(j++) + "]");
   p.scan(ops);
   // The stage's own math, its statistics, then the row-level math after it.
   size_t marker = llvm::find(ops, stage.getOperation()) - ops.begin();
@@ -370,8 +383,20 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
          << ep.ref(k.apply.getYieldOp().getOperand(res.getResultNumber())) << ");\n";
     }
   } else {
-    for (auto [j, r] : llvm::enumerate(regions))
-      ts << "e.template add<" << j << ">(" << ep.ref(r.getYieldedValues()[0]) << ");\n";
+    unsigned j = 0; // the first statistic of each region
+    for (cr::ElementRegionOpInterface r : regions) {
+      if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
+        // The pivot and the weights; the library multiplies by each weight (a
+        // constant 1 is no multiply once inlined).
+        ts << "e.template add_sumexp<" << j << ">(" << ep.ref(online.getPivot());
+        for (unsigned i = 0; i < online.getNumSums(); ++i)
+          ts << ", " << ep.ref(online.getWeight(i));
+        ts << ");\n";
+      } else {
+        ts << "e.template add<" << j << ">(" << ep.ref(r.getYieldedValues()[0]) << ");\n";
+      }
+      j += r->getNumResults();
+    }
   }
   ts << keeps;
   const bool usesRow = llvm::StringRef(text).contains("r.");

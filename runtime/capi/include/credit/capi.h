@@ -39,7 +39,8 @@ typedef struct credit_capi_plan {
   int P;              /* cluster size (1 for reread and staged) */
   int protocol;       /* 0 sync, 1 mbarrier */
   int baseline;       /* the kernel T_B timed: 0 reread, 1 staged */
-  int source;         /* 0 the model, 1 autotune, 2 fallback, 3 no profile: the structural rule */
+  int source;         /* 0 the model, 1 autotune, 2 fallback, 3 no profile: the structural rule,
+                         4 the model's closest candidates timed */
   int evaluated;      /* the model evaluated at least one cluster size */
   double tB_ms;
   double deltaT_ms;

@@ -121,6 +121,60 @@ CREDIT_DEVICE float combine_slots(const float* slots, int j, int Q, int P) {
   return acc;
 }
 
+// The online statistic's group at slots[*][J] (m) and slots[*][J + 1 + i] (s_i), in
+// the same association: for P = 2, 4, 8, 16 spread over the lanes as the sums are
+// (its combine is commutative bit for bit, reduce.cuh), else left to right.
+template <int J, int K, int kP>
+CREDIT_DEVICE void sumexp_slots_lanes(const float* slots, int Q, float& m, float (&s)[K]) {
+  static_assert(kP >= 2 && kP <= 32 && (kP & (kP - 1)) == 0, "a power of two, at most a warp");
+  const float* own = slots + static_cast<int>(threadIdx.x & (kP - 1)) * Q + J;
+  m = own[0];
+#pragma unroll
+  for (int i = 0; i < K; ++i) s[i] = own[1 + i];
+#pragma unroll
+  for (int o = 1; o < kP; o *= 2) {
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+    float s2[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) s2[i] = __shfl_xor_sync(0xffffffffu, s[i], o);
+    sumexp_combine(m, s, m2, s2);
+  }
+}
+
+template <int J, int K>
+CREDIT_DEVICE void sumexp_slots(const float* slots, int Q, int P, float& m, float (&s)[K]) {
+  switch (P) {
+    case 2: return sumexp_slots_lanes<J, K, 2>(slots, Q, m, s);
+    case 4: return sumexp_slots_lanes<J, K, 4>(slots, Q, m, s);
+    case 8: return sumexp_slots_lanes<J, K, 8>(slots, Q, m, s);
+    case 16: return sumexp_slots_lanes<J, K, 16>(slots, Q, m, s);
+    default: break;
+  }
+  m = slots[J];
+#pragma unroll
+  for (int i = 0; i < K; ++i) s[i] = slots[J + 1 + i];
+  for (int c = 1; c < P; ++c) {
+    float s2[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) s2[i] = slots[c * Q + J + 1 + i];
+    sumexp_combine(m, s, slots[c * Q + J], s2);
+  }
+}
+
+// Statistic j of a stage of kinds K... from its slots into r[j]: one kind, or the
+// whole group a SumExpMax opens (its sums are written with it).
+template <int j, Reduce... K>
+CREDIT_DEVICE void combine_slots_at(float (&r)[sizeof...(K)], const float* slots, int P) {
+  using G = Kinds<K...>;
+  if constexpr (G::kind[j] == Reduce::SumExpMax) {
+    float m, s[G::sums(j)];
+    sumexp_slots<j>(slots, G::Q, P, m, s);
+    sumexp_store<j>(r, m, s);
+  } else if constexpr (G::kind[j] != Reduce::SumExpSum) {
+    r[j] = combine_slots<G::kind[j]>(slots, j, G::Q, P);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The protocols as policies of the row kernel. `Ctx` gives slots, bars, cta_partial,
 // P and tid; `Rows` the persistent form's row claims, which travel with stage 0's
@@ -150,7 +204,7 @@ struct ExchangePolicy<Exchange::Sync, kTwoSets> {
     if (l == 0) ptx::cluster_wait();  // rule 0: every CTA of the cluster has started
     push_sync<Q>(c.cta_partial, c.slots, c.P);
     ptx::cluster_sync();  // every partial has landed in every CTA
-    ((r[J] = combine_slots<K>(c.slots, J, Q, c.P)), ...);
+    (combine_slots_at<J, K...>(r, c.slots, c.P), ...);
     ptx::cluster_sync();  // the slots read everywhere before the next stage writes them; no CTA exits early
   }
 };
@@ -185,7 +239,7 @@ struct ExchangePolicy<Exchange::Mbarrier, kTwoSets> {
     if (c.P == 1) __syncthreads();  // thread 0 stored the slots locally
     ptx::mbar_wait(ptx::smem_addr(stage_bar), kTwoSets ? static_cast<uint32_t>((k >> 1) & 1) : 0u);
     if (l == 0) rows.received(k);
-    ((r[J] = combine_slots<K>(stage_slots, J, Q, c.P)), ...);
+    (combine_slots_at<J, K...>(r, stage_slots, c.P), ...);
   }
 };
 

@@ -42,7 +42,19 @@ struct Element {
   template <int j>
   CREDIT_DEVICE void add(float g) const {
     static_assert(p < C::kH && j < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
+    static_assert(!isSumExp(W::kReduce[C::qOffset(p) + j]), "an online statistic takes add_sumexp");
     acc[j] = combine<W::kReduce[C::qOffset(p) + j]>(acc[j], g);
+  }
+  // Pivot p and weights w_1..w_k into the online statistic at j (kReduce: SumExpMax
+  // at j, then exactly k SumExpSum).
+  template <int j, class... Wt>
+  CREDIT_DEVICE void add_sumexp(float pivot, Wt... w) const {
+    constexpr int k = static_cast<int>(sizeof...(Wt));
+    static_assert(p < C::kH && j + k < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
+    static_assert(W::kReduce[C::qOffset(p) + j] == Reduce::SumExpMax && C::sumexpSums(p, j) == k,
+                  "an online statistic (SumExpMax) with one weight per sum (SumExpSum)");
+    const float ws[] = {static_cast<float>(w)...};
+    sumexp_add<j, W::kFastMath>(Indices<k>{}, acc, pivot, ws);
   }
   template <int j, class V>
   CREDIT_DEVICE void out(V x) const {

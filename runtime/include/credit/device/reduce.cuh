@@ -1,5 +1,17 @@
 // credit/device/reduce.cuh -- the reductions (+) of the statistics: identity,
 // combine, and their warp and block reductions.
+//
+// Sum, Max and Min combine one value. An online statistic (the max of a pivot p
+// and k sums of weighted exponentials relative to it, creditc's reduce_sumexp) is
+// a group of 1 + k consecutive statistics, SumExpMax then k SumExpSum:
+//   m = max p,   s_i = sum w_i * exp(p - m),
+// combined as a whole: (m1, s1) (+) (m2, s2) = (M, s1 * c1 + s2 * c2), M = max(m1,
+// m2), c = 1 for an operand whose m equals M, else exp(m - M). Its identity is
+// (-inf, 0). After the last combine of a stage (finish_sumexp), a group whose m is
+// +-inf gets NaN sums: that is the two-pass definition's value (exp(p - m) of an
+// all -inf row, or of a +inf element, is NaN), which the running form would not
+// reach by itself. A NaN pivot is ignored by the max and makes the sums NaN, as in
+// the two-pass form.
 #ifndef CREDIT_DEVICE_REDUCE_CUH
 #define CREDIT_DEVICE_REDUCE_CUH
 
@@ -10,15 +22,106 @@ namespace device {
 
 template <Reduce K>
 CREDIT_DEVICE float identity() {
-  return K == Reduce::Sum   ? 0.0f
-         : K == Reduce::Max ? __int_as_float(0xff800000)   // -INFINITY
-                            : __int_as_float(0x7f800000);  // +INFINITY
+  return K == Reduce::Sum || K == Reduce::SumExpSum ? 0.0f
+         : K == Reduce::Max || K == Reduce::SumExpMax ? __int_as_float(0xff800000)  // -INFINITY
+                                                      : __int_as_float(0x7f800000); // +INFINITY
 }
 
 // fmaxf / fminf are IEEE maxNum / minNum (a NaN operand loses).
 template <Reduce K>
 CREDIT_DEVICE float combine(float a, float b) {
+  static_assert(!isSumExp(K), "an online statistic combines as a group (sumexp_combine)");
   return K == Reduce::Sum ? a + b : K == Reduce::Max ? fmaxf(a, b) : fminf(a, b);
+}
+
+// ---------------------------------------------------------------------------
+// The online statistic.
+// ---------------------------------------------------------------------------
+// The exponential of the element update: __expf under the workload's fast math. Its
+// arguments telescope (m only grows), so a term's error is the two-pass form's plus
+// that of one rounding per rescale.
+template <bool kFast>
+CREDIT_DEVICE float sumexp_exp(float d) {
+  if constexpr (kFast) return __expf(d);
+  else return expf(d);
+}
+
+// One element into the group at acc[J] (m) and acc[J + 1 + i] (s_i): with the
+// running max m, t = exp(-|p - m|) (1 where p == m, which keeps infinities out of
+// p - m); a larger p rescales the sums by t and becomes m, any other p adds w_i * t.
+// One exponential per element and no branch.
+template <int J, bool kFast, int Q, int... I>
+CREDIT_DEVICE void sumexp_add(IntSeq<I...>, float (&acc)[Q], float p, const float (&w)[sizeof...(I)]) {
+  const float m = acc[J];
+  const bool up = p > m;
+  const float t = p == m ? 1.0f : sumexp_exp<kFast>(-fabsf(p - m));
+  ((acc[J + 1 + I] = up ? fmaf(acc[J + 1 + I], t, w[I]) : fmaf(w[I], t, acc[J + 1 + I])), ...);
+  acc[J] = up ? p : m;
+}
+
+// Group (m1, s1[]) (+) (m2, s2[]) into (m1, s1[]). Commutative bit for bit: the max
+// is canonical (+0 for a zero), and each sum is s1 * c1 + s2 * c2 rounded term by
+// term (no contraction into an fma, which would depend on the operands' order). One
+// exponential: the smaller m's factor.
+template <int K>
+CREDIT_DEVICE void sumexp_combine(float& m1, float (&s1)[K], float m2, const float (&s2)[K]) {
+  const float M = __fadd_rn(fmaxf(m1, m2), 0.0f);
+  const float lo = fminf(m1, m2);
+  const float e = lo == M ? 1.0f : expf(lo - M);
+  const float c1 = m1 == M ? 1.0f : e;
+  const float c2 = m2 == M ? 1.0f : e;
+#pragma unroll
+  for (int i = 0; i < K; ++i) s1[i] = __fadd_rn(__fmul_rn(s1[i], c1), __fmul_rn(s2[i], c2));
+  m1 = M;
+}
+
+// The group of 1 + K statistics at acc[J], in and out of a local copy (the array
+// indices stay compile-time constants).
+template <int J, int K, int Q>
+CREDIT_DEVICE void sumexp_load(const float (&acc)[Q], float& m, float (&s)[K]) {
+  m = acc[J];
+#pragma unroll
+  for (int i = 0; i < K; ++i) s[i] = acc[J + 1 + i];
+}
+template <int J, int K, int Q>
+CREDIT_DEVICE void sumexp_store(float (&acc)[Q], float m, const float (&s)[K]) {
+  acc[J] = m;
+#pragma unroll
+  for (int i = 0; i < K; ++i) acc[J + 1 + i] = s[i];
+}
+
+// What the library reads of a stage's kinds K...: the groups of the online statistics.
+template <Reduce... K>
+struct Kinds {
+  static constexpr int Q = static_cast<int>(sizeof...(K));
+  static constexpr Reduce kind[] = {K...};
+  // The sums of the group statistic j opens (kind[j] == SumExpMax).
+  CREDIT_HD static constexpr int sums(int j, int k = 1) {
+    return j + k < Q && kind[j + k] == Reduce::SumExpSum ? sums(j, k + 1) : k - 1;
+  }
+  // Whether the kinds are well formed: every SumExpSum follows its SumExpMax or another.
+  CREDIT_HD static constexpr bool valid(int j = 0) {
+    return j == Q || ((kind[j] != Reduce::SumExpSum || (j > 0 && isSumExp(kind[j - 1]))) &&
+                      (kind[j] != Reduce::SumExpMax || sums(j) >= 1) && valid(j + 1));
+  }
+  static_assert(valid(), "an online statistic: SumExpMax, then one or more SumExpSum");
+};
+
+// The two-pass form's special values, after the stage's last combine: m = +-inf
+// makes every sum of its group NaN.
+template <int j, Reduce... K>
+CREDIT_DEVICE void finish_sumexp_at(float (&r)[sizeof...(K)]) {
+  using G = Kinds<K...>;
+  if constexpr (G::kind[j] == Reduce::SumExpMax) {
+    if (fabsf(r[j]) == __int_as_float(0x7f800000)) {
+#pragma unroll
+      for (int i = 1; i <= G::sums(j); ++i) r[j + i] = __int_as_float(0x7fffffff);
+    }
+  }
+}
+template <Reduce... K, int... J>
+CREDIT_DEVICE void finish_sumexp(IntSeq<J...>, float (&r)[sizeof...(K)]) {
+  (finish_sumexp_at<J, K...>(r), ...);
 }
 
 // Butterfly (xor) reduction over the full warp: every lane gets the result, and since
@@ -30,6 +133,22 @@ CREDIT_DEVICE float warp_reduce(float v) {
   return v;
 }
 
+// The same for the online statistic's group at acc[J] with K sums.
+template <int J, int K, int Q>
+CREDIT_DEVICE void warp_reduce_sumexp(float (&acc)[Q]) {
+  float m, s[K];
+  sumexp_load<J, K>(acc, m, s);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+    float s2[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) s2[i] = __shfl_xor_sync(0xffffffffu, s[i], o);
+    sumexp_combine(m, s, m2, s2);
+  }
+  sumexp_store<J, K>(acc, m, s);
+}
+
 // The CTA's partials of one stage's statistics, one kind (+) each: every warp
 // reduces its threads' partials, lane 0 writes them to warp_partials[warp][QMAX],
 // warp 0 combines the WARPS warp partials into cta_partial[]. The first
@@ -38,18 +157,41 @@ CREDIT_DEVICE float warp_reduce(float v) {
 // the next stage. Every thread of the CTA calls it.
 template <int WARPS, int QMAX, Reduce... K>
 struct BlockReduce {
-  static constexpr int Q = static_cast<int>(sizeof...(K));
+  using G = Kinds<K...>;
+  static constexpr int Q = G::Q;
+
+  // Statistic j over the warp: one kind, or the group a SumExpMax opens (its sums
+  // go with it).
+  template <int j>
+  CREDIT_DEVICE static void warp_step(float (&acc)[Q]) {
+    if constexpr (G::kind[j] == Reduce::SumExpMax) warp_reduce_sumexp<j, G::sums(j)>(acc);
+    else if constexpr (G::kind[j] != Reduce::SumExpSum) acc[j] = warp_reduce<G::kind[j]>(acc[j]);
+  }
+  // Warp 0: statistic j of the warp partials (identity beyond WARPS), then reduced.
+  template <int j>
+  CREDIT_DEVICE static void partials_step(float (&acc)[Q], const float* warp_partials, unsigned lane) {
+    if constexpr (G::kind[j] == Reduce::SumExpMax) {
+      constexpr int k = G::sums(j);
+#pragma unroll
+      for (int i = 0; i <= k; ++i)
+        acc[j + i] = lane < WARPS ? warp_partials[lane * QMAX + j + i] : (i == 0 ? identity<Reduce::SumExpMax>() : 0.0f);
+      warp_reduce_sumexp<j, k>(acc);
+    } else if constexpr (G::kind[j] != Reduce::SumExpSum) {
+      acc[j] = lane < WARPS ? warp_partials[lane * QMAX + j] : identity<G::kind[j]>();
+      acc[j] = warp_reduce<G::kind[j]>(acc[j]);
+    }
+  }
 
   template <int... J>
   CREDIT_DEVICE static void run(IntSeq<J...>, float (&acc)[Q], float* warp_partials, float* cta_partial,
                                 unsigned warp, unsigned lane) {
-    ((acc[J] = warp_reduce<K>(acc[J])), ...);
+    (warp_step<J>(acc), ...);
     if (lane == 0) {
       ((warp_partials[warp * QMAX + J] = acc[J]), ...);
     }
     __syncthreads();  // warp partials written before warp 0 reads them
     if (warp == 0) {
-      ((acc[J] = lane < WARPS ? warp_partials[lane * QMAX + J] : identity<K>(), acc[J] = warp_reduce<K>(acc[J])), ...);
+      (partials_step<J>(acc, warp_partials, lane), ...);
       if (lane == 0) {
         ((cta_partial[J] = acc[J]), ...);
       }

@@ -219,6 +219,7 @@ struct RowKernel {
     float s[sizeof...(J)];
     ExchangePolicy<Pol::kExchange, kPersistent>::template stage<l, off, C::qSum(), L, W::kReduce[off + J]...>(
         IntSeq<J...>{}, s, *this, k, rows);
+    finish_sumexp<W::kReduce[off + J]...>(IntSeq<J...>{}, s);
     W::finish(Stage<l>{}, r, s);
   }
   template <int... S>

@@ -6,7 +6,10 @@
 //
 //   static constexpr int kStages;                  L >= 1 stages of statistics
 //   static constexpr int kQ[kStages];              statistics per stage
-//   static constexpr Reduce kReduce[];             (+) of every statistic, stage-major
+//   static constexpr Reduce kReduce[];             (+) of every statistic, stage-major; an
+//                                                  online statistic is SumExpMax followed by
+//                                                  its k >= 1 SumExpSum (reduce.cuh), one
+//                                                  entry per result, within one stage
 //   static constexpr Operand kInputs[];            {Kind, Elem} per input, signature order
 //   static constexpr Operand kOutputs[];           {Kind::Row | Kind::PerRow, Elem} per output
 //   The schedule, as decided by the compiler (credit.schedule):
@@ -38,6 +41,8 @@
 //        one element of pass p (stage p, or h for p == kStages):
 //        e.template in<i>()        input i's element as a float (inputs the pass reads)
 //        e.template add<j>(g)      combines g into statistic j of the stage
+//        e.template add_sumexp<j>(p, w...)   adds pivot p and weights w_1..w_k into the
+//                                  online statistic at j (SumExpMax; j + i: the sum of w_i)
 //        e.template out<j>(v)      sets row output j's element (h; i8 outputs take int8_t)
 //        e.template keep<i>(t)     stores T(x) over kept input i (the pass kMaterialize names)
 //        E::template held<i>()     whether in<i>() already is T(x) (read from the kept copy)
@@ -64,7 +69,11 @@ namespace device {
 enum class Kind : int { Row, Broadcast, PerRow };  // [M][N], [N], [M]
 // Element types. Every element is loaded as a float; kept inputs are f32.
 enum class Elem : int { F32, I8 };
-enum class Reduce : int { Sum, Max, Min };
+// Sum, Max, Min: one value each. SumExpMax, SumExpSum...: one online statistic, the
+// max m of a pivot and sums of weighted exp(pivot - m) (reduce.cuh).
+enum class Reduce : int { Sum, Max, Min, SumExpMax, SumExpSum };
+
+CREDIT_HD constexpr bool isSumExp(Reduce k) { return k == Reduce::SumExpMax || k == Reduce::SumExpSum; }
 
 struct Operand {
   Kind kind;
@@ -107,6 +116,12 @@ struct Contract {
   CREDIT_HD static constexpr int qSum() { return qOffset(kStages); }
   CREDIT_HD static constexpr int qMax(int l = 0) {
     return l == kStages ? 0 : (W::kQ[l] > qMax(l + 1) ? W::kQ[l] : qMax(l + 1));
+  }
+
+  // The sums of the online statistic j of stage l opens (kReduce: SumExpMax).
+  CREDIT_HD static constexpr int sumexpSums(int l, int j, int k = 1) {
+    return j + k < W::kQ[l] && W::kReduce[qOffset(l) + j + k] == Reduce::SumExpSum ? sumexpSums(l, j, k + 1)
+                                                                                    : k - 1;
   }
 
   // Inputs by the passes that read them.

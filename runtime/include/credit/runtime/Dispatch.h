@@ -2,15 +2,20 @@
 // (creditc --profile; docs/cost-model.md, "Dispatch").
 //
 // The file supplies the device profile's figures and its kernel's traffic (Profile)
-// and a decision cache of its own; plan() evaluates the model (Model.h) for every
-// generated, legal (protocol, P) and picks the largest positive dT, launchAuto()
-// times the baseline once per shape and launches the decision, autotune() times
-// every variant the device accepts and records the fastest. Host only.
+// and a decision cache of its own. plan() evaluates the model (Model.h) for every
+// generated, legal (protocol, P), each priced as the form the launcher runs there.
+// launchAuto() decides once per (device, M, N) in one of three modes (Mode): from the
+// model alone, from the model with T_B and the closest candidates timed on first use
+// (the default), or by timing every variant; under stream capture it never times.
+// Host only.
 #ifndef CREDIT_RUNTIME_DISPATCH_H
 #define CREDIT_RUNTIME_DISPATCH_H
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "credit/runtime/Launch.h"
@@ -24,11 +29,11 @@ typedef struct credit_plan {
   int P;              /* cluster size (1 for reread and staged) */
   int protocol;       /* 0 sync, 1 mbarrier (cluster only) */
   int baseline;       /* the kernel T_B timed: 0 reread, 1 staged */
-  int source;         /* 0 the model, 1 autotune (measured), 2 fallback (see credit_..._launch_auto) */
+  int source;         /* 0 the model, 1 autotune, 2 fallback, 4 the model's closest candidates timed */
   int evaluated;      /* the model evaluated at least one cluster size */
-  double tB_ms;       /* T_B, the baseline's time at (M, N) */
+  double tB_ms;       /* T_B, the baseline's time at (M, N) (predicted in model mode) */
   double deltaT_ms;   /* model: Eq. 9 of the best cluster size (> 0: profitable); autotune: T_B - best */
-  double measured_ms; /* autotune: the chosen kernel's median time; otherwise 0 */
+  double measured_ms; /* the chosen kernel's median time where it was timed; otherwise 0 */
 } credit_plan;
 #endif
 
@@ -37,14 +42,51 @@ namespace CREDIT_HOST_LOCAL host {
 
 // A device profile's figures and the kernel's traffic (generated data).
 struct Profile {
-  model::Rates rates;                 // S, f (MHz), B_SMEM^r, B_SMEM^w (B/clk/SM)
-  double dsmStore[2][5];              // B_DSM^w(P), B/clk per CTA: [protocol][log2 P]; 0: not measured
-  const model::CtrlPoint* ctrl;       // T_ctrl points
-  int numCtrl;
+  model::Device device;
   model::Traffic traffic;
 };
 
-// Decisions per (device, M, N): a small table, replaced round-robin.
+// How launchAuto decides a shape it has not seen (CREDIT_DISPATCH=predict|measure|autotune,
+// or the file's credit_<K>_dispatch_mode):
+//   predict  nothing is timed: T_B is predicted from the device's copy rate ("model" too);
+//   measure  T_B (and T_slice where the staged kernel runs one CTA per SM) and the model's
+//            closest candidates (model::kShortlist) are timed once; the fastest runs;
+//   autotune every variant the device accepts is timed once; the fastest runs.
+enum Mode : int { kModeModel = 0, kModeMeasure = 1, kModeAutotune = 2, kModeFromEnvironment = -1 };
+
+// The mode a CREDIT_DISPATCH value names; measure for none or an unrecognised one.
+inline int parseMode(const char* v) {
+  if (v == nullptr) return kModeMeasure;
+  if (std::strcmp(v, "predict") == 0 || std::strcmp(v, "model") == 0) return kModeModel;
+  if (std::strcmp(v, "autotune") == 0) return kModeAutotune;
+  return kModeMeasure;
+}
+inline int modeFromEnvironment() { return parseMode(std::getenv("CREDIT_DISPATCH")); }
+
+// What launchAuto does with a shape it has no decision for, in `mode`, on a stream being
+// captured or not: a captured stream is never timed (the prediction runs, unrecorded, so
+// the shape is decided properly at its first uncaptured launch).
+enum class FirstUse { Predict, Measure, Autotune };
+inline FirstUse firstUse(int mode, bool capturing) {
+  if (capturing || mode == kModeModel) return FirstUse::Predict;
+  return mode == kModeAutotune ? FirstUse::Autotune : FirstUse::Measure;
+}
+inline bool recordsDecision(bool capturing) { return !capturing; }
+
+// The most launches a first use makes before the real one (each timing: one untimed
+// launch and five timed): the baseline, T_slice for each cluster size, the shortlist;
+// autotune: every variant.
+inline int firstUseLaunchBound(FirstUse f) {
+  constexpr int perTiming = 6, clusterSizes = model::kNumClusterSizes - 1;
+  switch (f) {
+    case FirstUse::Predict: return 0;
+    case FirstUse::Measure: return perTiming * (1 + clusterSizes + model::kShortlist);
+    case FirstUse::Autotune: return perTiming * (2 + clusterSizes + 2 * clusterSizes);
+  }
+  return 0;
+}
+
+// Decisions per (device, M, N): a small table, replaced round-robin, and the file's mode.
 class PlanCache {
  public:
   bool lookup(int device, long long M, long long N, credit_plan* out) {
@@ -67,6 +109,21 @@ class PlanCache {
     }
     table_[slot] = Entry{1, device, M, N, plan};
   }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Entry& e : table_) e.used = 0;
+  }
+  // The mode in force (the environment's until set).
+  int mode() {
+    int m = mode_.load();
+    if (m == kModeFromEnvironment) {
+      m = modeFromEnvironment();
+      int expected = kModeFromEnvironment;
+      mode_.compare_exchange_strong(expected, m);
+    }
+    return m;
+  }
+  int setMode(int m) { return mode_.exchange(m); }
 
  private:
   static constexpr int kSize = 64;
@@ -78,6 +135,7 @@ class PlanCache {
   std::mutex mutex_;
   Entry table_[kSize] = {};
   int next_ = 0;
+  std::atomic<int> mode_{kModeFromEnvironment};
 };
 
 struct Dispatch {
@@ -96,47 +154,61 @@ inline int baselineFor(const Dispatch& d, long long N, long long optin) {
   return hasForm(*d.workload, Form::Reread) ? 0 : -1;
 }
 
-// Eqs. 3 and 5-9 for every generated, legal (protocol, P) with its profile figures,
-// sync first, P ascending; the largest dT wins, and the cluster kernel runs only if
-// dT > 0. `tSlice` (optional, [log2 P], 0: not measured): T_slice(P), which prices
-// T_occ against a staged T_B.
+// The schedule as the model sees it.
+inline model::Kernel modelKernel(const Dispatch& d) {
+  const Workload& w = *d.workload;
+  model::Kernel k{};
+  k.traffic = d.profile->traffic;
+  k.geometry = w.geometry;
+  k.wideGeometry = w.wideGeometry;
+  k.partialGeometry = w.hasPartial ? w.partialGeometry : w.geometry;
+  k.hasPartial = w.hasPartial && hasForm(w, Form::ClusterPartialSync);
+  k.partialDropReadLate = w.partialDropReadLate;
+  k.hasPersistent = hasForm(w, Form::Persistent);
+  k.keptReadLate = w.keptReadLate;
+  k.hoisted = w.hoisted;
+  return k;
+}
+
+// The profile's figures with this device's SMEM sizes (the launchers' form rules use
+// them), where known.
+inline model::Device deviceFigures(const Dispatch& d, long long perSm, long long optin) {
+  model::Device dev = d.profile->device;
+  if (perSm > 0) dev.smemPerSm = perSm;
+  if (optin > 0) dev.smemOptin = optin;
+  return dev;
+}
+
+// The candidates, ranked by dT: every generated (protocol, P) Eq. 3 allows under
+// `optin`, within the target's cluster limit.
+inline model::Ranked rankFor(const Dispatch& d, const model::Device& dev, long long M, long long N, double tB,
+                             int baseline, long long optin, const double* tSlice) {
+  const Workload& w = *d.workload;
+  if (!hasCluster(d) || baseline < 0 || !(tB > 0.0)) return model::Ranked{};
+  return model::rankCandidates(modelKernel(d), dev, M, N, tB, baseline == 1, tSlice, [&](int protocol, int P) {
+    return P <= w.target.maxNonPortableCluster &&
+           isLegal(w.geometry, N, P, protocol ? Protocol::Mbarrier : Protocol::Sync, optin);
+  });
+}
+
+// The model's decision from a T_B (ms): the largest dT, a cluster only if dT > 0.
+// `tSlice` (optional, [log2 P], 0: not measured): T_slice(P), which prices T_occ
+// against a staged T_B. `perSm`: this device's SMEM per SM (0: the profile's).
 inline credit_plan planFor(const Dispatch& d, long long M, long long N, double tB, long long optin,
-                           const double* tSlice = nullptr) {
-  const Profile& prof = *d.profile;
+                           const double* tSlice = nullptr, long long perSm = 0) {
   credit_plan p = {};
   p.baseline = baselineFor(d, N, optin);
   p.variant = p.baseline;
   p.P = 1;
   p.tB_ms = tB;
-  if (!hasCluster(d) || p.baseline < 0) return p;
-  const model::BaselineTerms base = model::baselineTerms(prof.traffic, M, N, tB, p.baseline == 1);
-  double best = 0.0;
-  int bestP = 0, bestProtocol = 0;
-  for (int protocol = 0; protocol < 2; ++protocol) {
-    const Protocol proto = protocol ? Protocol::Mbarrier : Protocol::Sync;
-    for (int P = 2, l = 1; P <= d.workload->target.maxNonPortableCluster && l < 5; P *= 2, ++l) {
-      if (!isLegal(d.workload->geometry, N, P, proto, optin) || prof.rates.sms / P < 1) continue;
-      const double rate = prof.dsmStore[protocol][l];
-      if (!(rate > 0.0)) continue;
-      const model::CtrlValue ctrl = model::lookupCtrl(prof.ctrl, prof.numCtrl, protocol, P, M, N);
-      if (!ctrl.found) continue;
-      const model::CandidateTerms t = model::candidateTerms(
-          prof.rates, prof.traffic, base, P, M, sliceElems(N, P), rate, ctrl.ms,
-          model::occupancySaving(p.baseline == 1, tB, tSlice != nullptr ? tSlice[l] : 0.0));
-      if (!p.evaluated || t.deltaT > best) {
-        p.evaluated = 1;
-        best = t.deltaT;
-        bestP = P;
-        bestProtocol = protocol;
-      }
-    }
-  }
-  if (p.evaluated) {
-    p.deltaT_ms = best;
-    if (best > 0.0) {
+  const model::Ranked r = rankFor(d, deviceFigures(d, perSm, optin), M, N, tB, p.baseline, optin, tSlice);
+  if (r.count > 0) {
+    p.evaluated = 1;
+    p.deltaT_ms = r.deltaT[0];
+    if (r.deltaT[0] > 0.0) {
       p.variant = 2;
-      p.P = bestP;
-      p.protocol = bestProtocol;
+      p.P = r.P[0];
+      p.protocol = r.protocol[0];
     }
   }
   return p;
@@ -175,7 +247,7 @@ inline int timeVariant(const Dispatch& d, int variant, const void* const* args, 
       times[j] = times[j - 1];
       times[j - 1] = t;
     }
-  *medianMs = times[reps / 2];
+  *medianMs = times[reps / 2] > 0.0 ? times[reps / 2] : 1e-6;  // below the event resolution
   return kStatusOk;
 }
 
@@ -185,19 +257,25 @@ inline int deviceAndOptin(int* device, int* optin) {
   return cudaStatus(err);
 }
 
+inline int deviceAndSmem(int* device, int* optin, int* perSm) {
+  cudaError_t err = cudaGetDevice(device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, *device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, *device);
+  return cudaStatus(err);
+}
+
 // T_slice(P) where it can change the decision: the baseline is the staged kernel and
 // its row fills an SM. The staged kernel's SMEM form is timed at M * P rows of
 // sliceElems(N, P) for every legal P, on zeroed scratch buffers of that shape; a P
 // whose buffers cannot be allocated is left unmeasured (0).
-inline int timeSlices(const Dispatch& d, int baseline, long long M, long long N, int device, long long optin,
+inline int timeSlices(const Dispatch& d, int baseline, long long M, long long N, long long perSm, long long optin,
                       cudaStream_t stream, double* tSlice) {
   const Workload& w = *d.workload;
-  for (int l = 0; l < 5; ++l) tSlice[l] = 0.0;
+  for (int l = 0; l < model::kNumClusterSizes; ++l) tSlice[l] = 0.0;
   if (baseline != 1 || !hasCluster(d)) return kStatusOk;
-  int perSm = 0;
-  cudaError_t err = cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  if (err != cudaSuccess) return cudaStatus(err);
-  for (int P = 2, l = 1; P <= w.target.maxNonPortableCluster && l < 5; P *= 2, ++l) {
+  cudaError_t err = cudaSuccess;
+  for (int P = 2, l = 1; P <= w.target.maxNonPortableCluster && l < model::kNumClusterSizes; P *= 2, ++l) {
     if (!measuresSlice(w.geometry, N, P, perSm, optin)) continue;
     const long long rows = model::sliceRows(M, P), width = sliceElems(N, P);
     void* bufs[kMaxArgs] = {};
@@ -218,41 +296,94 @@ inline int timeSlices(const Dispatch& d, int baseline, long long M, long long N,
       continue;
     }
     if (status != kStatusOk) return status;
-    tSlice[l] = ms > 0.0 ? ms : 1e-6;  // below the event resolution
+    tSlice[l] = ms;
   }
   return kStatusOk;
 }
 
 inline int checkShape(long long M, long long N) {
-  if (M < 1 || N < 1 || N > kMaxRowElems) return static_cast<int>(LaunchStatus::BadShape);
+  if (M < 1 || N < 1 || N > kMaxRowElems || M > 2147483647LL) return static_cast<int>(LaunchStatus::BadShape);
   return kStatusOk;
 }
 
 // The model's decision for (M, N) given a measured T_B (ms) of the baseline kernel
-// (out->baseline says which), under this device's SMEM limit. Times and launches nothing.
+// (out->baseline says which), under this device's SMEM sizes. Times and launches nothing.
 inline int plan(const Dispatch& d, long long M, long long N, double tB_ms, credit_plan* out) {
   if (out == nullptr) return static_cast<int>(LaunchStatus::NullPointer);
   if (int status = checkShape(M, N)) return status;
   if (!(tB_ms > 0.0) || tB_ms > 1e300) return kStatusBadTiming;
-  int device = 0, optin = 0;
-  if (int status = deviceAndOptin(&device, &optin)) return status;
+  int device = 0, optin = 0, perSm = 0;
+  if (int status = deviceAndSmem(&device, &optin, &perSm)) return status;
   if (baselineFor(d, N, optin) < 0) return kStatusBadVariant;
-  *out = planFor(d, M, N, tB_ms, optin);
+  *out = planFor(d, M, N, tB_ms, optin, nullptr, perSm);
   return kStatusOk;
 }
 
-// Launches the decision for (M, N): the autotuned one if autotune ran for this shape on
-// this device, else the model's, made on the first call by timing the baseline on these
-// buffers (synchronizes the stream once). While `stream` is being captured nothing can
-// be timed: without a decision it launches the baseline (source 2, not recorded). A
+// The decision without any timing: T_B predicted (model mode, stream capture).
+// Without a copy rate in the profile the baseline runs (source 2).
+inline credit_plan predictedPlan(const Dispatch& d, long long M, long long N, long long perSm, long long optin) {
+  const int baseline = baselineFor(d, N, optin);
+  const model::Device dev = deviceFigures(d, perSm, optin);
+  const double tB = model::predictedBaselineMs(modelKernel(d), dev, M, N, baseline == 1);
+  if (!(tB > 0.0)) {
+    credit_plan p = {};
+    p.variant = p.baseline = baseline;
+    p.P = 1;
+    p.source = 2;
+    return p;
+  }
+  return planFor(d, M, N, tB, optin, nullptr, perSm);
+}
+
+inline int autotune(const Dispatch& d, const void* const* args, long long M, long long N, cudaStream_t stream,
+                    credit_plan* model, credit_plan* tuned);
+
+// Measure mode's first use of a shape: T_B (and T_slice where it applies) timed, the
+// model's shortlist timed, the fastest of the baseline and the shortlist recorded.
+inline int measuredPlan(const Dispatch& d, const void* const* args, long long M, long long N, int baseline,
+                        long long perSm, long long optin, cudaStream_t stream, credit_plan* out) {
+  double tB = 0.0, tSlice[model::kNumClusterSizes];
+  if (int status = timeVariant(d, baseline, args, M, N, 1, 0, stream, &tB)) return status;
+  if (int status = timeSlices(d, baseline, M, N, perSm, optin, stream, tSlice)) return status;
+  credit_plan p = planFor(d, M, N, tB, optin, tSlice, perSm);
+  const model::Ranked r = rankFor(d, deviceFigures(d, perSm, optin), M, N, tB, baseline, optin, tSlice);
+  double best = tB;
+  int bestP = 0, bestProtocol = 0, timed = 0;
+  for (int i = 0; i < r.count; ++i) {
+    if (!model::inShortlist(r, i, tB)) continue;
+    double t = 0.0;
+    const int status = timeVariant(d, 2, args, M, N, r.P[i], r.protocol[i], stream, &t);
+    if (status >= kStatusCudaErrorBase) return status;  // a CUDA failure: stop
+    if (status != kStatusOk) continue;                  // refused here (cluster too large): not a candidate
+    ++timed;
+    if (t < best) {
+      best = t;
+      bestP = r.P[i];
+      bestProtocol = r.protocol[i];
+    }
+  }
+  if (timed > 0) {
+    p.source = 4;
+    p.variant = bestP > 0 ? 2 : baseline;
+    p.P = bestP > 0 ? bestP : 1;
+    p.protocol = bestP > 0 ? bestProtocol : 0;
+  }
+  p.measured_ms = p.variant == baseline ? tB : best;
+  *out = p;
+  return kStatusOk;
+}
+
+// Launches the decision for (M, N): the recorded one, else one made now in the mode in
+// force (Mode), recorded per (device, M, N). While `stream` is being captured nothing is
+// timed: without a recorded decision the model's prediction runs (not recorded). A
 // cluster launch the device refuses (cluster too large) falls back to the baseline
 // (source 2, recorded).
 inline int launchAuto(const Dispatch& d, const void* const* args, long long M, long long N, cudaStream_t stream) {
   if (args == nullptr) return static_cast<int>(LaunchStatus::NullPointer);
   if (M == 0) return kStatusOk;
   if (int status = checkShape(M, N)) return status;
-  int device = 0, optin = 0;
-  if (int status = deviceAndOptin(&device, &optin)) return status;
+  int device = 0, optin = 0, perSm = 0;
+  if (int status = deviceAndSmem(&device, &optin, &perSm)) return status;
   const int baseline = baselineFor(d, N, optin);
   if (baseline < 0) return kStatusBadVariant;
   credit_plan p;
@@ -260,14 +391,19 @@ inline int launchAuto(const Dispatch& d, const void* const* args, long long M, l
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaError_t err = cudaStreamIsCapturing(stream, &capture);
     if (err != cudaSuccess) return cudaStatus(err);
-    if (capture != cudaStreamCaptureStatusNone)
-      return launchGeneric(*d.workload, variantName(baseline), args, M, N, 1, 0, stream);
-    double tB = 0.0, tSlice[5];
-    if (int status = timeVariant(d, baseline, args, M, N, 1, 0, stream, &tB)) return status;
-    if (!(tB > 0.0)) tB = 1e-6;  // below the event resolution
-    if (int status = timeSlices(d, baseline, M, N, device, optin, stream, tSlice)) return status;
-    p = planFor(d, M, N, tB, optin, tSlice);
-    d.cache->store(device, M, N, p);
+    const bool capturing = capture != cudaStreamCaptureStatusNone;
+    switch (firstUse(d.cache->mode(), capturing)) {
+      case FirstUse::Predict:
+        p = predictedPlan(d, M, N, perSm, optin);
+        break;
+      case FirstUse::Autotune:  // autotune records its decision
+        if (int status = autotune(d, args, M, N, stream, nullptr, &p)) return status;
+        break;
+      case FirstUse::Measure:
+        if (int status = measuredPlan(d, args, M, N, baseline, perSm, optin, stream, &p)) return status;
+        break;
+    }
+    if (recordsDecision(capturing)) d.cache->store(device, M, N, p);
   }
   int status = launchGeneric(*d.workload, variantName(p.variant), args, M, N, p.P, p.protocol, stream);
   if (p.variant == 2 && status == static_cast<int>(LaunchStatus::ClusterTooLarge)) {
@@ -289,15 +425,14 @@ inline int autotune(const Dispatch& d, const void* const* args, long long M, lon
                     credit_plan* model, credit_plan* tuned) {
   if (args == nullptr) return static_cast<int>(LaunchStatus::NullPointer);
   if (int status = checkShape(M, N)) return status;
-  int device = 0, optin = 0;
-  if (int status = deviceAndOptin(&device, &optin)) return status;
+  int device = 0, optin = 0, perSm = 0;
+  if (int status = deviceAndSmem(&device, &optin, &perSm)) return status;
   const int baseline = baselineFor(d, N, optin);
   if (baseline < 0) return kStatusBadVariant;
-  double tB = 0.0, tSlice[5];
+  double tB = 0.0, tSlice[model::kNumClusterSizes];
   if (int status = timeVariant(d, baseline, args, M, N, 1, 0, stream, &tB)) return status;
-  if (!(tB > 0.0)) tB = 1e-6;
-  if (int status = timeSlices(d, baseline, M, N, device, optin, stream, tSlice)) return status;
-  const credit_plan m = planFor(d, M, N, tB, optin, tSlice);
+  if (int status = timeSlices(d, baseline, M, N, perSm, optin, stream, tSlice)) return status;
+  const credit_plan m = planFor(d, M, N, tB, optin, tSlice, perSm);
   credit_plan best = m;
   best.variant = baseline;
   best.P = 1;
@@ -337,6 +472,17 @@ inline int lastPlan(const Dispatch& d, long long M, long long N, credit_plan* ou
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return cudaStatus(err);
   return d.cache->lookup(device, M, N, out) ? kStatusOk : kStatusNoPlan;
+}
+
+// Sets how launchAuto decides shapes it has not decided yet (Mode; kModeFromEnvironment:
+// CREDIT_DISPATCH again) and returns the mode in force before; -2 (nothing changes) for
+// another value. Decisions already recorded stay.
+inline int setMode(const Dispatch& d, int mode) {
+  if (mode != kModeModel && mode != kModeMeasure && mode != kModeAutotune && mode != kModeFromEnvironment)
+    return -2;
+  const int previous = d.cache->mode();
+  d.cache->setMode(mode);
+  return previous;
 }
 
 }  // namespace host

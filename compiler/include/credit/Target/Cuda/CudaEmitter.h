@@ -14,6 +14,7 @@
 
 #include "credit/Dialect/Credit/IR/CreditDialect.h"
 #include "credit/runtime/Layout.h"
+#include "credit/runtime/Model.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -30,25 +31,14 @@ enum class Variant { Cluster, Reread, Staged, Control };
 std::optional<Variant> parseVariant(llvm::StringRef name);
 llvm::StringRef variantName(Variant v);
 
-/// A device profile's figures for one kernel, compiled into the generated file
-/// for its model-driven dispatch (`creditc --profile`, docs/cost-model.md).
+/// A device profile's figures and the kernel's traffic, compiled into the
+/// generated file for its model-driven dispatch (`creditc --profile`,
+/// docs/cost-model.md). Nothing in the device figures is per kernel.
 struct DispatchProfile {
   std::string path;        // where the profile came from (header comment)
   std::string deviceName;  // device.name
-  int sms = 0;
-  double smClockMHz = 0, smemReadBpc = 0, smemWriteBpc = 0;
-  std::map<int, double> dsmemStoreBpc, dsmemStoreAsyncBpc; // by P
-  struct Ctrl {
-    int protocol = 0, P = 2;
-    long long M = 0, N = 0;
-    double ms = 0;
-  };
-  std::vector<Ctrl> ctrl;  // this kernel's T_ctrl entries
-  /// The kernel's traffic in bytes per element of the row (docs/report.md),
-  /// as the report records it.
-  struct Traffic {
-    long long baseline = 0, reread = 0, keep = 0, fixedPerElement = 0, fixedPerRow = 0;
-  } traffic;
+  ::credit::model::Device device{};
+  ::credit::model::Traffic traffic{};  // bytes per element (docs/report.md) and sum q
 };
 
 struct CudaEmitOptions {
