@@ -24,7 +24,9 @@ import argparse
 import hashlib
 import os
 import random
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -254,18 +256,24 @@ def run_one(args, data, mode, seed):
         t0 = time.time()
         for attempt in range(30):
             try:
+                # The limit is CPU time (a loaded machine stretches wall time); the
+                # wall-clock limit only catches a process that waits forever.
                 p = subprocess.run(cmd, input=data if mode == "stdin" else None, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, timeout=args.timeout, env=env,
-                                   stdin=None if mode == "stdin" else subprocess.DEVNULL)
+                                   stderr=subprocess.PIPE, timeout=max(120, 12 * args.timeout), env=env,
+                                   stdin=None if mode == "stdin" else subprocess.DEVNULL,
+                                   preexec_fn=lambda: resource.setrlimit(
+                                       resource.RLIMIT_CPU, (int(args.timeout), int(args.timeout) + 1)))
                 break
             except subprocess.TimeoutExpired:
-                return "timeout", cmd, b"", 0, args.timeout
+                return "timeout (wall clock)", cmd, b"", 0, args.timeout
             except OSError:  # the binary is being relinked: wait for it
                 time.sleep(2)
         else:
             return "cannot run creditc", cmd, b"", 0, 0
         dt = time.time() - t0
         err = p.stderr.decode("utf-8", "replace")
+        if p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+            return "timeout (over %g s of CPU)" % args.timeout, cmd, p.stderr, p.returncode, dt
         if p.returncode not in (0, 1, 2):
             return "exit %d" % p.returncode, cmd, p.stderr, p.returncode, dt
         for m in SANITIZER_MARKERS:
@@ -331,7 +339,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=0, help="stop after this long (0: no limit)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds a run may take")
     ap.add_argument("--out", default="fuzz-failures")
     ap.add_argument("--tmp", default=None)
     ap.add_argument("--compile-every", type=int, default=0,

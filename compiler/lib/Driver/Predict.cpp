@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "credit/Driver/Driver.h"
 #include "credit/Dialect/Credit/Transforms/Schedule.h"
+#include "credit/Driver/Output.h"
 #include "credit/Driver/Pipeline.h"
 #include "credit/Model/CostModel.h"
 #include "credit/Target/Cuda/CudaEmitter.h"
@@ -145,11 +146,11 @@ int credit::predictMain(int argc, char **argv) {
   if (!profile)
     return fail(toString(profile.takeError()));
 
-  ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFileOrSTDIN(opts.input);
-  if (std::error_code ec = file.getError())
-    return fail("cannot read '" + opts.input + "': " + ec.message());
   std::string displayName = opts.input == "-" ? "<stdin>" : opts.input.getValue();
-  Compilation c(MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), displayName), errs());
+  llvm::Expected<std::unique_ptr<MemoryBuffer>> file = readSource(opts.input, displayName);
+  if (!file)
+    return fail(toString(file.takeError()));
+  Compilation c(std::move(*file), errs());
   PipelineOptions pipeline;
   pipeline.arch = opts.arch;
   pipeline.N = opts.N;

@@ -24,7 +24,7 @@
 //                                                  input (later passes read T(x)); -1: none
 //   static constexpr int kPartialDrop;             the kept input (index into kKept) the
 //                                                  partial form reads from L2; -1: no such form
-//   static constexpr bool kPartialDropReadLate;    it is first read after the first pass
+//   static constexpr bool kPartialDropReadLate;    another kept input is first read before it
 //   static constexpr unsigned kHoisted;            broadcast inputs only h reads, loaded once
 //                                                  per CTA by the persistent form
 //   static constexpr unsigned kPrefetchL2;         row inputs only h reads, prefetched into L2
@@ -141,6 +141,10 @@ struct Contract {
     return k == kNumKept ? false : (firstRead(W::kKept[k]) > 0 || anyKeptReadLate(k + 1));
   }
   // Whether pass p is the first to read some kept input (it waits for their copies).
+  // Some kept input is first read before pass p.
+  CREDIT_HD static constexpr bool keptFirstReadBefore(int p, int k = 0) {
+    return k == kNumKept ? false : (firstRead(W::kKept[k]) < p || keptFirstReadBefore(p, k + 1));
+  }
   CREDIT_HD static constexpr bool firstReadsKept(int p, int k = 0) {
     return k == kNumKept ? false : (firstRead(W::kKept[k]) == p || firstReadsKept(p, k + 1));
   }
@@ -182,8 +186,9 @@ struct Contract {
                 "the partial form drops one of two or more kept inputs");
   static_assert(W::kPartialDrop < 0 || W::kSmemSlot[W::kPartialDrop] == kNumKept - 1,
                 "the partial form's dropped input has the last SMEM array");
-  static_assert(W::kPartialDrop < 0 || W::kPartialDropReadLate == (firstRead(W::kKept[W::kPartialDrop]) > 0),
-                "kPartialDropReadLate: whether the dropped input is first read after the first pass");
+  static_assert(W::kPartialDrop < 0 ||
+                    W::kPartialDropReadLate == keptFirstReadBefore(firstRead(W::kKept[W::kPartialDrop])),
+                "kPartialDropReadLate: whether another kept input is first read before the dropped one");
   static_assert((W::kHoisted & ~onlyH()) == 0u && (W::kPrefetchL2 & ~onlyH()) == 0u,
                 "hoisted and L2-prefetched inputs are inputs only h reads");
   static_assert(W::kThreads % 32 == 0 && W::kWideThreads % 32 == 0, "whole warps");

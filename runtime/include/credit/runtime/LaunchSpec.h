@@ -42,7 +42,7 @@ struct Workload {
   WorkloadGeometry wideGeometry;     // the twins' (threads 0: none)
   WorkloadGeometry partialGeometry;  // the partial-retention form's
   bool hasPartial;                   // two or more kept inputs: a partial form
-  bool partialDropReadLate;          // its dropped input is first read after the first pass
+  bool partialDropReadLate;          // another kept input is first read before the dropped one
   bool keptReadLate;                 // a kept input is first read after the first pass
   int hoisted;                       // broadcast inputs only h reads (the persistent form)
   int numArgs;                       // inputs, then outputs
