@@ -92,6 +92,12 @@ struct Options {
                            cl::desc("Keep the stages as written: no merging of independent stages, "
                                     "no online max / sum-of-exp fusion (docs/dsl.md)"),
                            cl::cat(category)};
+  cl::opt<bool> fuseOnline{"fuse-online",
+                           cl::desc("Fuse a max stage with the sum-of-exp stage that follows it into "
+                                    "one online statistic: one pass fewer in every kernel, one more "
+                                    "exp per element in the kernels that keep the row on chip "
+                                    "(docs/dsl.md)"),
+                           cl::cat(category)};
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Device profile (JSON, credit-calibrate): also generate the model-driven dispatch "
@@ -354,6 +360,7 @@ int compileMain(int argc, char **argv) {
   pipeline.variants = pipelineVariants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
+  pipeline.onlineStatistics = opts.fuseOnline && !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();

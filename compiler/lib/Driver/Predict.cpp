@@ -80,6 +80,9 @@ struct PredictOptions {
                            cl::desc("The kernels were generated with --no-stage-opt (the stages "
                                     "as written)"),
                            cl::cat(category)};
+  cl::opt<bool> fuseOnline{"fuse-online",
+                           cl::desc("The kernels were generated with --fuse-online"),
+                           cl::cat(category)};
 };
 
 } // namespace
@@ -157,6 +160,7 @@ int credit::predictMain(int argc, char **argv) {
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
   pipeline.stageOpt = !opts.noStageOpt; // the generated kernels' stages
+  pipeline.onlineStatistics = opts.fuseOnline && !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();

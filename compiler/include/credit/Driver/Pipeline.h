@@ -39,8 +39,10 @@ struct PipelineOptions {
   /// The consumer computes online statistics (credit.reduce_sumexp): max /
   /// sum-of-exp stage pairs are fused. Off, every reduce_sumexp (a user's
   /// logsumexp) is split into its two-pass form, for a consumer that has no
-  /// online statistic of its own.
-  bool onlineStatistics = true;
+  /// online statistic of its own. Off by default (creditc --fuse-online): the
+  /// fused pass saves a pass over the row but costs an exp per element more
+  /// where the row is kept on chip, which is where the dispatch runs.
+  bool onlineStatistics = false;
 };
 
 /// `text` with every CRLF and every lone CR replaced by LF.
