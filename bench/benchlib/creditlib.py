@@ -173,10 +173,14 @@ class GeneratedKernel:
     def __init__(self, path, name):
         self.path, self.name = path, name
         self.lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
-        self._launch = self._fn("launch_named", ctypes.c_int,
+        # Files of creditc 0.1.0 before the launch API took an enum named the by-name
+        # entries launch_generic and max_legal_n (same signatures).
+        named = hasattr(self.lib, f"credit_{name}_launch_named")
+        self.by_name = ("launch_named", "max_legal_n_named") if named else ("launch_generic", "max_legal_n")
+        self._launch = self._fn(self.by_name[0], ctypes.c_int,
                                 [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_longlong,
                                  ctypes.c_longlong, ctypes.c_int, ctypes.c_int, ctypes.c_void_p])
-        self._max_n = self._fn("max_legal_n_named", ctypes.c_longlong, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int])
+        self._max_n = self._fn(self.by_name[1], ctypes.c_longlong, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int])
         self._status = self._fn("status_string", ctypes.c_char_p, [ctypes.c_int])
         self._signature = self._fn("signature", ctypes.c_char_p, [])
         self.has_dispatch = hasattr(self.lib, f"credit_{name}_launch_auto_generic")
@@ -277,9 +281,9 @@ def check_side_by_side(a, b):
     together: the same entry point must resolve to two addresses, and neither library may export
     STB_GNU_UNIQUE symbols (the loader would share them)."""
     problems = []
-    for suffix in ("launch_named", "max_legal_n_named"):
-        if a.address(suffix) == b.address(suffix):
-            problems.append(f"credit_{a.name}_{suffix} resolves to one address in both libraries")
+    for sa, sb in zip(a.by_name, b.by_name):
+        if a.address(sa) == b.address(sb):
+            problems.append(f"credit_{a.name}_{sa} resolves to one address in both libraries")
     for k in (a, b):
         uniq = gnu_unique_symbols(k.path)
         if uniq:
