@@ -475,7 +475,7 @@ void runWorkload(const Workload &w) {
   // slices of two lengths for one kept input).
   const long long kPersistentRows = 400;
   // (tiny, under compute-sanitizer: 30004 alone, which takes the same code paths
-  // as 32768 and keeps the sanitizers' pass within one device call.)
+  // as 32768 and keeps a sanitizer run short.)
   std::vector<long long> persistentNs = {32768, 30004};
   if (scope() == "tiny")
     persistentNs = {30004};

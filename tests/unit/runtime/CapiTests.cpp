@@ -5,6 +5,7 @@
 
 #include "credit/runtime/Launch.h"
 
+#include "LayernormWorkload.h"
 #include "TestSupport.h"
 
 #include <catch2/catch.hpp>
@@ -96,28 +97,7 @@ const char* credit_layernorm_signature() { return "x:in:row:f32;gamma:in:broadca
 std::string layernormSource() { return kLayernorm; }
 
 // The same workload's constants on the host (the launchers' describe<>).
-using device::Elem;
-using device::Kind;
-using device::Operand;
-using device::Reduce;
-struct Layernorm {
-  static constexpr int kStages = 2;
-  static constexpr int kQ[kStages] = {1, 1};
-  static constexpr Reduce kReduce[] = {Reduce::Sum, Reduce::Sum};
-  static constexpr Operand kInputs[] = {{Kind::Row, Elem::F32}, {Kind::Broadcast, Elem::F32}, {Kind::Broadcast, Elem::F32}};
-  static constexpr Operand kOutputs[] = {{Kind::Row, Elem::F32}};
-  static constexpr unsigned kReads[kStages + 1] = {0b001, 0b001, 0b111};
-  static constexpr int kNumKept = 1;
-  static constexpr int kKept[kNumKept] = {0};
-  static constexpr int kSmemSlot[kNumKept] = {0};
-  static constexpr int kMaterialize[kNumKept] = {-1};
-  static constexpr int kPartialDrop = -1;
-  static constexpr bool kPartialDropReadLate = false;
-  static constexpr unsigned kHoisted = 0b110;
-  static constexpr unsigned kPrefetchL2 = 0b000;
-  static constexpr int kThreads = 256, kWideThreads = 512;
-  static constexpr bool kFastMath = false;
-};
+using test::Layernorm;
 void fake() {}
 const host::Kernel kFakeKernels[] = {{Form::Reread, 4, host::kernel(fake)}, {Form::Reread, 1, host::kernel(fake)}};
 

@@ -3,6 +3,8 @@
 // SMEM and Eq. 3 bound, the variant table, and the refusals that need no device.
 #include "credit/runtime/Launch.h"
 
+#include "LayernormWorkload.h"
+
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -16,24 +18,7 @@ using credit::device::Reduce;
 namespace {
 
 // The constants of the layernorm and softmax_logits_bwd fixtures.
-struct Layernorm {
-  static constexpr int kStages = 2;
-  static constexpr int kQ[kStages] = {1, 1};
-  static constexpr Reduce kReduce[] = {Reduce::Sum, Reduce::Sum};
-  static constexpr Operand kInputs[] = {{Kind::Row, Elem::F32}, {Kind::Broadcast, Elem::F32}, {Kind::Broadcast, Elem::F32}};
-  static constexpr Operand kOutputs[] = {{Kind::Row, Elem::F32}};
-  static constexpr unsigned kReads[kStages + 1] = {0b001, 0b001, 0b111};
-  static constexpr int kNumKept = 1;
-  static constexpr int kKept[kNumKept] = {0};
-  static constexpr int kSmemSlot[kNumKept] = {0};
-  static constexpr int kMaterialize[kNumKept] = {-1};
-  static constexpr int kPartialDrop = -1;
-  static constexpr bool kPartialDropReadLate = false;
-  static constexpr unsigned kHoisted = 0b110;
-  static constexpr unsigned kPrefetchL2 = 0b000;
-  static constexpr int kThreads = 256, kWideThreads = 512;
-  static constexpr bool kFastMath = false;
-};
+using test::Layernorm;
 struct Softmax {
   static constexpr int kStages = 3;
   static constexpr int kQ[kStages] = {1, 1, 1};
