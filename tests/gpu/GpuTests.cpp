@@ -60,13 +60,29 @@ using MaxLegalFn = long long (*)(const char *variant, int P, int protocol);
 using StatusFn = const char *(*)(int);
 
 // credit_plan: every file generated with --profile (scripts/gpu-prepare.sh, and
-// this CMakeLists in the main build) defines it, as does its API header.
+// this CMakeLists in the main build) defines it, as does its API header. Files for a
+// target without clusters (--arch=sm_80) have no dispatch: CREDIT_GPU_TESTS_NO_DISPATCH.
+#ifndef CREDIT_GPU_TESTS_NO_DISPATCH
 #include "layernorm.h"
 
 using LaunchAutoFn = int (*)(void *const *args, long long M, long long N, cudaStream_t stream);
 using AutotuneFn = int (*)(void *const *args, long long M, long long N, cudaStream_t stream,
                            credit_plan *model, credit_plan *tuned);
 using LastPlanFn = int (*)(long long M, long long N, credit_plan *out);
+#define CREDIT_DISPATCH_DECLS(K)                                                                  \
+  extern "C" int credit_##K##_launch_auto_generic(void *const *, long long, long long,           \
+                                                  cudaStream_t);                                  \
+  extern "C" int credit_##K##_autotune_generic(void *const *, long long, long long, cudaStream_t, \
+                                               credit_plan *, credit_plan *);                     \
+  extern "C" int credit_##K##_last_plan(long long, long long, credit_plan *);                     \
+  extern "C" int credit_##K##_dispatch_mode(int);
+#define CREDIT_DISPATCH_ENTRIES(K)                                                                \
+  , credit_##K##_launch_auto_generic, credit_##K##_autotune_generic, credit_##K##_last_plan,      \
+      credit_##K##_dispatch_mode
+#else
+#define CREDIT_DISPATCH_DECLS(K)
+#define CREDIT_DISPATCH_ENTRIES(K)
+#endif
 
 #define CREDIT_WORKLOAD(K)                                                                        \
   extern "C" int credit_##K##_launch_named(const char *, void *const *, long long, long long,    \
@@ -75,12 +91,7 @@ using LastPlanFn = int (*)(long long M, long long N, credit_plan *out);
   extern "C" const char *credit_##K##_signature();                                               \
   extern "C" long long credit_##K##_max_legal_n_named(const char *, int, int);                   \
   extern "C" const char *credit_##K##_status_string(int);                                        \
-  extern "C" int credit_##K##_launch_auto_generic(void *const *, long long, long long,           \
-                                                  cudaStream_t);                                  \
-  extern "C" int credit_##K##_autotune_generic(void *const *, long long, long long, cudaStream_t, \
-                                               credit_plan *, credit_plan *);                     \
-  extern "C" int credit_##K##_last_plan(long long, long long, credit_plan *);                     \
-  extern "C" int credit_##K##_dispatch_mode(int);
+  CREDIT_DISPATCH_DECLS(K)
 #include "credit_gpu_registry.inc"
 #undef CREDIT_WORKLOAD
 
@@ -93,10 +104,12 @@ struct Workload {
   SignatureFn signature;
   MaxLegalFn maxLegalN;
   StatusFn status;
+#ifndef CREDIT_GPU_TESTS_NO_DISPATCH
   LaunchAutoFn launchAuto;
   AutotuneFn autotune;
   LastPlanFn lastPlan;
   int (*dispatchMode)(int);
+#endif
 };
 
 const Workload kWorkloads[] = {
@@ -106,11 +119,7 @@ const Workload kWorkloads[] = {
    credit_##K##_reference_generic,                                                                \
    credit_##K##_signature,                                                                        \
    credit_##K##_max_legal_n_named,                                                                \
-   credit_##K##_status_string,                                                                    \
-   credit_##K##_launch_auto_generic,                                                              \
-   credit_##K##_autotune_generic,                                                                 \
-   credit_##K##_last_plan,                                                                        \
-   credit_##K##_dispatch_mode},
+   credit_##K##_status_string CREDIT_DISPATCH_ENTRIES(K)},
 #include "credit_gpu_registry.inc"
 #undef CREDIT_WORKLOAD
 };
@@ -228,8 +237,12 @@ public:
         REQUIRE(cudaMemset(device[i], args[i].i8 ? 0x80 : 0xFF, args[i].count(M, N) * args[i].elemBytes()) ==
                 cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+#ifndef CREDIT_GPU_TESTS_NO_DISPATCH
     int status = c.variant == "auto" ? w.launchAuto(device.data(), M, N, nullptr)
                                      : w.launch(c.variant.c_str(), device.data(), M, N, c.P, c.protocol, nullptr);
+#else
+    int status = w.launch(c.variant.c_str(), device.data(), M, N, c.P, c.protocol, nullptr);
+#endif
     if (status == 5 /* ClusterTooLarge: beyond this device's cluster limit */) {
       ++totals.skippedLimit;
       return true;
@@ -701,6 +714,7 @@ TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
   }
 }
 
+#ifndef CREDIT_GPU_TESTS_NO_DISPATCH
 TEST_CASE("model-driven dispatch: launch_auto, last_plan, autotune", "[gpu][dispatch]") {
   std::string why = gpuUnavailableReason();
   if (!why.empty()) {
@@ -822,3 +836,4 @@ TEST_CASE("dispatch first use: never timed under stream capture; the predict mod
     w.dispatchMode(before);
   }
 }
+#endif  // CREDIT_GPU_TESTS_NO_DISPATCH

@@ -141,8 +141,9 @@ TEST_CASE("maxLegalN and the variant table", "[launch]") {
   const host::Workload w = host::describe<Softmax>(kKernels, nullptr, findTarget("sm_90"));
   CHECK(host::maxLegalN(w, "cluster", 8, 1) == maxLegalN(w.geometry, 8, Protocol::Mbarrier, 232448));
   CHECK(host::maxLegalN(w, "staged", 1, 0) == maxLegalN(w.geometry, 1, Protocol::Sync, 232448));
-  CHECK(host::maxLegalN(w, "reread", 1, 0) == kMaxRowElems);
+  CHECK(host::maxLegalN(w, "reread", 1, 0) == 0);           // not generated: no reread kernel in this table
   CHECK(host::maxLegalN(w, "cluster_partial", 2, 0) == 0);  // no partial kernels in this table
+  CHECK(host::maxLegalN(w, "cluster_regs", 2, 0) == 0);     // nor register-slice ones
   CHECK(host::maxLegalN(w, "nonsense", 2, 0) == 0);
   CHECK(host::maxLegalN(w, nullptr, 2, 0) == 0);
   CHECK(host::maxLegalN(w, "cluster", 0, 0) == 0);
@@ -159,6 +160,20 @@ TEST_CASE("maxLegalN and the variant table", "[launch]") {
         static_cast<int>(LaunchStatus::BadClusterSize));
   CHECK(host::launchGeneric(w, "cluster", args, 0, 64, 2, 0, nullptr) == kStatusOk);  // M == 0: nothing to do
   CHECK(host::launchControl(w, 4, 64, 2, 3, nullptr) == kStatusBadProtocol);
+}
+
+TEST_CASE("maxLegalN of a target without clusters: 0 for every cluster variant", "[launch]") {
+  // What a file generated for sm_80 holds: the staged and reread kernels alone.
+  const host::Kernel baselines[] = {{Form::Staged, 4, host::kernel(fakeA)}, {Form::Reread, 4, host::kernel(fakeB)}};
+  const host::Workload w = host::describe<Softmax>(baselines, nullptr, findTarget("sm_80"));
+  for (const char* v : {"cluster", "cluster_regs", "cluster_full", "cluster_partial", "cluster_rowwise",
+                        "cluster_persistent", "cluster_persistent_static", "control"}) {
+    INFO(v);
+    CHECK(host::maxLegalN(w, v, 2, 0) == 0);
+    CHECK(host::maxLegalN(w, v, 2, 1) == 0);
+  }
+  CHECK(host::maxLegalN(w, "staged", 1, 0) > 0);
+  CHECK(host::maxLegalN(w, "reread", 1, 0) == kMaxRowElems);
 }
 
 TEST_CASE("statusString", "[launch]") {

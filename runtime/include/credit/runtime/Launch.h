@@ -176,19 +176,24 @@ inline const char* apiVariantName(int variant) {
 }
 
 // The largest legal N (Eq. 3) of a variant for the file's target (reread: no bound,
-// kMaxRowElems); 0 for an unknown variant or P < 1.
+// kMaxRowElems); 0 for an unknown variant, one the file was not generated with (a
+// target without clusters has none of the cluster variants), or P < 1.
 inline long long maxLegalN(const Workload& w, const char* variant, int P, int protocol) {
   const Protocol proto = protocol == 1 ? Protocol::Mbarrier : Protocol::Sync;
   if (variant == nullptr || P < 1) return 0;
   const long long limit = w.target.smemOptinBytes;
-  if (same(variant, "cluster") || same(variant, "cluster_regs") || same(variant, "cluster_full") ||
-      same(variant, "control") || (same(variant, "cluster_partial") && hasForm(w, Form::ClusterPartialSync)) ||
-      ((same(variant, "cluster_rowwise") || same(variant, "cluster_persistent") ||
-        same(variant, "cluster_persistent_static")) &&
-       hasForm(w, Form::Persistent)))
+  const bool cluster = hasForm(w, Form::ClusterSync);
+  if ((cluster && (same(variant, "cluster") || same(variant, "cluster_full") ||
+                   (same(variant, "cluster_regs") && hasForm(w, Form::ClusterRegsSync)) ||
+                   (same(variant, "cluster_partial") && hasForm(w, Form::ClusterPartialSync)) ||
+                   ((same(variant, "cluster_rowwise") || same(variant, "cluster_persistent") ||
+                     same(variant, "cluster_persistent_static")) &&
+                    hasForm(w, Form::Persistent)))) ||
+      (same(variant, "control") && hasForm(w, Form::ControlSync)))
     return credit::maxLegalN(w.geometry, P, proto, limit);
-  if (same(variant, "staged") || same(variant, "staged_smem")) return credit::maxLegalN(w.geometry, 1, Protocol::Sync, limit);
-  if (same(variant, "reread")) return kMaxRowElems;
+  if (hasForm(w, Form::Staged) && (same(variant, "staged") || same(variant, "staged_smem")))
+    return credit::maxLegalN(w.geometry, 1, Protocol::Sync, limit);
+  if (hasForm(w, Form::Reread) && same(variant, "reread")) return kMaxRowElems;
   return 0;
 }
 
