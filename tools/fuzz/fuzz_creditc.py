@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -385,7 +385,8 @@ def main():
                 stop = args.runs and done + len(pending) >= args.runs
             if not pending:
                 break
-            fut = next(iter(pending))
+            # The first to finish, not the oldest: a slow run must not idle the other workers.
+            fut = next(iter(wait(pending, return_when=FIRST_COMPLETED).done))
             pending.remove(fut)
             data, mode, result = fut.result()
             done += 1
