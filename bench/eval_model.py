@@ -162,6 +162,7 @@ def main():
         rate = M * (N * (b["baseline"] + b["fixed_broadcast"]) + pred["fixed_bytes_per_row"]) / tB
         t_saved, t_input = M * N * b["reread"] / rate, M * N * b["keep"] / rate
         dts = [t_saved - c["T_ctrl_ms"] - c["T_replay_ms"] - c["T_DSM_ms"] - max(c["T_SMEM_w_ms"] - t_input, 0.0)
+               - c.get("T_lat_ms", 0.0) - c.get("T_refetch_ms", 0.0)
                for c in pred["candidates"] if c.get("evaluated")]
         if row["baseline"] == "reread":  # the two readings agree there
             assert all(abs(x - c["delta_T_ms"]) < 1e-9 for x, c in

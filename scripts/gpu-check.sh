@@ -20,7 +20,8 @@
 #                         instead of once for all
 #
 # On an H200 the tests take about 70 s, memcheck and synccheck about a minute
-# each, racecheck more than 10 minutes for the six examples. To split the work:
+# each, racecheck under a minute per workload with --workloads (eight took 5 minutes
+# in all). To split the work:
 #   scripts/gpu-check.sh --only tests,examples
 #   scripts/gpu-check.sh --only sanitizers --sanitizers memcheck,synccheck
 #   scripts/gpu-check.sh --only sanitizers --sanitizers racecheck --workloads layernorm,lars
