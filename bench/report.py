@@ -309,7 +309,7 @@ def plots(shapes, outdir, name):
     except ImportError:
         return []
     files = []
-    groups = (("paper workloads", S.PAPER), ("general workloads (no device profile)", S.GENERAL))
+    groups = (("paper workloads", S.PAPER), ("general workloads (not among the calibrated kernels)", S.GENERAL))
 
     def series(w, field):
         ss = sorted((s for s in shapes if s["workload"] == w and s[field] is not None), key=lambda s: s["N"])
