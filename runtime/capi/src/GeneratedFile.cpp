@@ -220,10 +220,14 @@ std::string parseGeneratedFile(const std::string& source, GeneratedFile& out) {
     const std::string err = parseKernelLine(line, matched, k);
     if (!err.empty()) return err;
     if (matched) out.kernels.push_back(k);
-    // const char* credit_<K>_signature() { return "..."; }
-    if (startsWith(line, "const char* credit_") && line.find("_signature()") != std::string::npos) {
-      const size_t nameEnd = line.find("_signature()");
-      out.kernel = line.substr(std::string("const char* credit_").size(), nameEnd - std::string("const char* credit_").size());
+    // const char* <prefix>_signature() { return "..."; }: the prefix is credit_<K>, or
+    // what creditc --prefix named.
+    const std::string sigDecl = "const char* ";
+    const size_t nameEnd = line.find("_signature()");
+    if (startsWith(line, sigDecl.c_str()) && nameEnd != std::string::npos && nameEnd > sigDecl.size() &&
+        isIdentifier(line.substr(sigDecl.size(), nameEnd - sigDecl.size()))) {
+      out.prefix = line.substr(sigDecl.size(), nameEnd - sigDecl.size());
+      out.kernel = startsWith(out.prefix, "credit_") ? out.prefix.substr(7) : out.prefix;
       const size_t q0 = line.find('"'), q1 = line.rfind('"');
       if (q0 == std::string::npos || q1 <= q0) return "unexpected signature line: " + line;
       out.signature = line.substr(q0 + 1, q1 - q0 - 1);
@@ -236,11 +240,10 @@ std::string parseGeneratedFile(const std::string& source, GeneratedFile& out) {
   }
   if (out.kernels.empty())
     return "no kernels found (CREDIT_*_KERNEL lines): is this a file creditc generated?";
-  if (out.signature.empty()) return "no credit_<kernel>_signature() found: is this a file creditc generated?";
+  if (out.signature.empty()) return "no <prefix>_signature() found: is this a file creditc generated?";
   for (const KernelLine& k : out.kernels) {
     if (k.workload != out.kernels[0].workload) return "the kernel lines name two workload types";
-    if (k.name.rfind("credit_" + out.kernel + "_", 0) != 0)
-      return "kernel " + k.name + " does not belong to credit_" + out.kernel;
+    if (k.name.rfind(out.prefix + "_", 0) != 0) return "kernel " + k.name + " does not belong to " + out.prefix;
   }
   return parseProfile(lines, out.profile);
 }

@@ -26,7 +26,8 @@ struct ProfileFigures {
 };
 
 struct GeneratedFile {
-  std::string kernel;     // layernorm
+  std::string prefix;     // the symbols' prefix: credit_layernorm, or creditc --prefix's name
+  std::string kernel;     // layernorm (the prefix without credit_)
   std::string signature;  // x:in:row:f32;gamma:in:broadcast:f32;...
   std::string arch;       // the file's target (--arch), "" if not stated
   std::vector<KernelLine> kernels;

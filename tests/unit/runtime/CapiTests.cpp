@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 using namespace credit;
 
@@ -143,6 +144,23 @@ TEST_CASE("C API: a generated file compiles without a GPU and describes its work
     CHECK(std::string(credit_capi_last_error()).find("cannot load") != std::string::npos);
     CHECK(credit_program_launch(again.p, "auto", nullptr, 1, 1, 0, 1, nullptr, 0) != 0);
   }
+}
+
+TEST_CASE("C API: a file generated with --prefix loads under its own names", "[capi]") {
+  // creditc --prefix my_norm names every symbol my_norm_* and the macros MY_NORM_*.
+  std::string src = layernormSource();
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"credit_layernorm", "my_norm"},
+                                 std::pair<std::string, std::string>{"CREDIT_LAYERNORM", "MY_NORM"}})
+    for (size_t at = src.find(from); at != std::string::npos; at = src.find(from, at + to.size()))
+      src.replace(at, from.size(), to);
+  REQUIRE(src.find("my_norm_signature()") != std::string::npos);
+  Program prog;
+  const int rc = credit_program_create(src.c_str(), "my_norm.cu", "sm_90", "", 0, &prog.p);
+  INFO(credit_capi_last_error());
+  REQUIRE(rc == 0);
+  const std::string info = credit_program_info(prog.p);
+  CHECK(info.find("\"kernel\": \"my_norm\"") != std::string::npos);
+  CHECK(info.find("\"name\": \"my_norm_reread_v4\"") != std::string::npos);
 }
 
 TEST_CASE("C API: bad input is an error with a message, never a crash", "[capi]") {

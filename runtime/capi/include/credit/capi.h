@@ -55,13 +55,14 @@ CREDIT_CAPI_API const char* credit_capi_last_error(void);
 /* Compiles `source` (a file creditc generated, lean or --standalone) for `arch`
  * ("sm_90", ...) through NVRTC with the kernel cache (`cache_dir`: NULL or "" the
  * default, $CREDIT_CACHE_DIR or ~/.cache/creditc; `use_cache` 0: no cache), and reads
- * its kernel table and workload description. `name`: the program's name in NVRTC's
- * messages. Needs no GPU. On success *out is a program to destroy. */
+ * its kernel table and workload description (any symbol prefix: credit_<kernel> or
+ * creditc --prefix's). `name`: the program's name in NVRTC's messages. Needs no GPU.
+ * On success *out is a program to destroy. */
 CREDIT_CAPI_API int credit_program_create(const char* source, const char* name, const char* arch, const char* cache_dir,
                           int use_cache, credit_program** out);
 CREDIT_CAPI_API void credit_program_destroy(credit_program* program);
 
-/* A JSON object: kernel, signature, arch, the kernels' names, forms and vector widths,
+/* A JSON object: kernel (the prefix, without credit_), signature, arch, the kernels' names, forms and vector widths,
  * the workload description, whether the file has a device profile, the variants, and
  * the compile (from_cache, compile_ms, cubin_bytes, cache_key, cache_entry, warning,
  * log). Owned by the program. */
