@@ -97,7 +97,8 @@ class Kernel:
         return self.program.autotune(ptrs, M, N, torch.cuda.current_stream(device).cuda_stream, device.index or 0)
 
     def max_legal_n(self, variant="cluster", P=2, protocol=1):
-        """The largest row width a variant supports at P on the file's target (Eq. 3)."""
+        """The largest row width a variant supports at P on the file's target (Eq. 3); 0 where the
+        file was not generated with that variant."""
         return self.program.max_legal_n(variant, P, protocol)
 
     def __repr__(self):

@@ -372,7 +372,8 @@ def test_compile_without_gpu():
     assert k.variants == ["reread"], k.variants
     assert not k.info["from_cache"] and k.info["cubin_bytes"] > 0, k.info
     assert k.schema == "rmsnorm(Tensor x, Tensor gamma, str variant='auto', int P=0, int protocol=1) -> Tensor"
-    assert k.max_legal_n("staged", 1, 0) > 0
+    assert k.max_legal_n("reread", 1, 0) > 0
+    assert k.max_legal_n("staged", 1, 0) == 0  # not generated (--variant=reread)
     again = credit.load(src, creditc=creditc, creditc_args=["--variant=reread"], arch="sm_90", cache_dir=cache,
                         register=False)
     assert again.rmsnorm.info["from_cache"]

@@ -97,7 +97,8 @@ CREDIT_CAPI_API int credit_program_last_plan(credit_program* program, long long 
 CREDIT_CAPI_API int credit_program_autotune(credit_program* program, void* const* args, long long M, long long N,
                             void* stream, int device, credit_capi_plan* tuned);
 
-/* The largest legal N (Eq. 3) of a variant at P for the file's target; 0 if none. */
+/* The largest legal N (Eq. 3) of a variant at P for the file's target; 0 if none, or if
+ * the file was not generated with that variant. */
 CREDIT_CAPI_API long long credit_program_max_legal_n(const credit_program* program, const char* variant, int P, int protocol);
 
 /* Text for a status. */
