@@ -11,8 +11,10 @@ must keep, whatever it is:
   - it ends within --timeout seconds and writes at most 10 MB;
   - outputs are all or nothing: exit 0 leaves every asked-for file, any other
     status none; no temporary is left in the output directory.
-With --compile-every K, every K-th accepted input's CUDA is compiled with
-nvcc and its reference with g++ (both must compile).
+With --compile-every K, every K-th accepted run that wrote CUDA (-o, stdin) or
+a reference (--emit=reference) has it compiled, with nvcc or g++ ("ok-compiled"
+counts those); --modes cuda,stdin,reference with --compile-every 1 samples them
+alone.
 
 A failing input is saved under --out (the input, the command, the reason).
 Exit status: 0 when no failure was found, 1 otherwise.
@@ -292,7 +294,8 @@ def run_one(args, data, mode, seed):
         left = sorted(set(os.listdir(work)) - {"in.credit"} - set(map(os.path.basename, files)))
         if left:
             return "left behind " + ",".join(left), cmd, p.stderr, p.returncode, dt
-        if p.returncode == 0 and args.compile_every and present and \
+        compilable = [f for f in present if f.endswith((".cu", ".cpp"))]
+        if p.returncode == 0 and args.compile_every and compilable and \
                 int(hashlib.sha1(data).hexdigest(), 16) % args.compile_every == 0:
             why = compile_outputs(args, mode, work, files)
             if why:
@@ -346,6 +349,8 @@ def main():
                     help="compile every K-th accepted output with nvcc / g++ (0: never)")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--corpus", action="append", default=[])
+    ap.add_argument("--modes", default=",".join(MODES),
+                    help="comma-separated paths to run (default all): " + ", ".join(MODES))
     ap.add_argument("--stats-every", type=int, default=1000)
     args = ap.parse_args()
     args.creditc = os.path.abspath(args.creditc)
@@ -354,6 +359,9 @@ def main():
     corpus = load_corpus(args.corpus or [os.path.join(HERE, "corpus"), os.path.join(ROOT, "dsl_examples")])
     if not corpus:
         ap.error("no seed corpus")
+    modes = [m for m in args.modes.split(",") if m]
+    if not modes or any(m not in MODES for m in modes):
+        ap.error("--modes: choose from " + ", ".join(MODES))
     master = random.Random(args.seed)
     gen = Gen(master)
 
@@ -367,7 +375,7 @@ def main():
                 data = mutate(master.choice(corpus), master, corpus)
             else:
                 data = master.choice(corpus)
-            yield i, data, MODES[master.randrange(len(MODES))], master.randrange(1 << 30)
+            yield i, data, modes[master.randrange(len(modes))], master.randrange(1 << 30)
             i += 1
 
     start = time.time()
