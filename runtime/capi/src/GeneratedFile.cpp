@@ -222,12 +222,13 @@ std::string parseGeneratedFile(const std::string& source, GeneratedFile& out) {
     if (matched) out.kernels.push_back(k);
     // const char* <prefix>_signature() { return "..."; }: the prefix is credit_<K>, or
     // what creditc --prefix named.
-    const std::string sigDecl = "const char* ";
-    const size_t nameEnd = line.find("_signature()");
-    if (startsWith(line, sigDecl.c_str()) && nameEnd != std::string::npos && nameEnd > sigDecl.size() &&
-        isIdentifier(line.substr(sigDecl.size(), nameEnd - sigDecl.size()))) {
-      out.prefix = line.substr(sigDecl.size(), nameEnd - sigDecl.size());
-      out.kernel = startsWith(out.prefix, "credit_") ? out.prefix.substr(7) : out.prefix;
+    const std::string sigDecl = "const char* ", defaultPrefix = "credit_";
+    const size_t nameEnd = startsWith(line, sigDecl.c_str()) ? line.find("_signature()") : std::string::npos;
+    const std::string prefix =
+        nameEnd != std::string::npos && nameEnd > sigDecl.size() ? line.substr(sigDecl.size(), nameEnd - sigDecl.size()) : "";
+    if (isIdentifier(prefix)) {
+      out.prefix = prefix;
+      out.kernel = startsWith(prefix, defaultPrefix.c_str()) ? prefix.substr(defaultPrefix.size()) : prefix;
       const size_t q0 = line.find('"'), q1 = line.rfind('"');
       if (q0 == std::string::npos || q1 <= q0) return "unexpected signature line: " + line;
       out.signature = line.substr(q0 + 1, q1 - q0 - 1);

@@ -175,26 +175,32 @@ inline const char* apiVariantName(int variant) {
   return variant == 0 ? "reread" : variant == 1 ? "staged" : variant == 2 ? "cluster" : nullptr;
 }
 
-// The largest legal N (Eq. 3) of a variant for the file's target (reread: no bound,
-// kMaxRowElems); 0 for an unknown variant, one the file was not generated with (a
-// target without clusters has none of the cluster variants), or P < 1.
-inline long long maxLegalN(const Workload& w, const char* variant, int P, int protocol) {
-  const Protocol proto = protocol == 1 ? Protocol::Mbarrier : Protocol::Sync;
-  if (variant == nullptr || P < 1) return 0;
-  const long long limit = w.target.smemOptinBytes;
+// Whether the file was generated with the named variant: what launchGeneric launches
+// and maxLegalN bounds (a target without clusters has none of the cluster variants).
+inline bool hasVariant(const Workload& w, const char* variant) {
+  if (variant == nullptr) return false;
   const bool cluster = hasForm(w, Form::ClusterSync);
-  if ((cluster && (same(variant, "cluster") || same(variant, "cluster_full") ||
-                   (same(variant, "cluster_regs") && hasForm(w, Form::ClusterRegsSync)) ||
-                   (same(variant, "cluster_partial") && hasForm(w, Form::ClusterPartialSync)) ||
-                   ((same(variant, "cluster_rowwise") || same(variant, "cluster_persistent") ||
-                     same(variant, "cluster_persistent_static")) &&
-                    hasForm(w, Form::Persistent)))) ||
-      (same(variant, "control") && hasForm(w, Form::ControlSync)))
-    return credit::maxLegalN(w.geometry, P, proto, limit);
-  if (hasForm(w, Form::Staged) && (same(variant, "staged") || same(variant, "staged_smem")))
+  if (same(variant, "cluster") || same(variant, "cluster_full")) return cluster;
+  if (same(variant, "cluster_regs")) return cluster && hasForm(w, Form::ClusterRegsSync);
+  if (same(variant, "cluster_partial")) return cluster && hasForm(w, Form::ClusterPartialSync);
+  if (same(variant, "cluster_rowwise") || same(variant, "cluster_persistent") ||
+      same(variant, "cluster_persistent_static"))
+    return cluster && hasForm(w, Form::Persistent);
+  if (same(variant, "control")) return hasForm(w, Form::ControlSync);
+  if (same(variant, "staged") || same(variant, "staged_smem")) return hasForm(w, Form::Staged);
+  if (same(variant, "reread")) return hasForm(w, Form::Reread);
+  return false;
+}
+
+// The largest legal N (Eq. 3) of a variant for the file's target (reread: no bound,
+// kMaxRowElems); 0 for a variant the file was not generated with (hasVariant) or P < 1.
+inline long long maxLegalN(const Workload& w, const char* variant, int P, int protocol) {
+  if (!hasVariant(w, variant) || P < 1) return 0;
+  if (same(variant, "reread")) return kMaxRowElems;
+  const long long limit = w.target.smemOptinBytes;
+  if (same(variant, "staged") || same(variant, "staged_smem"))
     return credit::maxLegalN(w.geometry, 1, Protocol::Sync, limit);
-  if (hasForm(w, Form::Reread) && same(variant, "reread")) return kMaxRowElems;
-  return 0;
+  return credit::maxLegalN(w.geometry, P, protocol == 1 ? Protocol::Mbarrier : Protocol::Sync, limit);
 }
 
 // Any generated variant by name: "cluster", "staged", "reread", "control" (the launch
@@ -207,29 +213,25 @@ inline long long maxLegalN(const Workload& w, const char* variant, int P, int pr
 inline int launchGeneric(const Workload& w, const char* variant, const void* const* args, long long M, long long N,
                          int P, int protocol, cudaStream_t stream) {
   if (variant == nullptr) return kStatusBadVariant;
-  const bool cluster = hasForm(w, Form::ClusterSync), staged = hasForm(w, Form::Staged),
-             reread = hasForm(w, Form::Reread), persistent = cluster && hasForm(w, Form::Persistent);
-  if ((cluster || staged || reread) && w.numArgs > 0 && args == nullptr)
+  if ((hasForm(w, Form::ClusterSync) || hasForm(w, Form::Staged) || hasForm(w, Form::Reread)) && w.numArgs > 0 &&
+      args == nullptr)
     return static_cast<int>(LaunchStatus::NullPointer);
-  if (cluster && same(variant, "cluster")) return launchCluster(w, args, M, N, P, protocol, stream);
-  if ((staged && (same(variant, "staged") || same(variant, "staged_smem"))) || (reread && same(variant, "reread"))) {
+  if (!hasVariant(w, variant)) return kStatusBadVariant;
+  if (same(variant, "cluster")) return launchCluster(w, args, M, N, P, protocol, stream);
+  if (same(variant, "staged") || same(variant, "staged_smem") || same(variant, "reread")) {
     if (P != 1) return static_cast<int>(LaunchStatus::BadClusterSize);
     if (same(variant, "reread")) return launchReread(w, args, M, N, stream);
     return launchStagedWith(w, args, M, N, stream, same(variant, "staged"));
   }
-  if (cluster && hasForm(w, Form::ClusterRegsSync) && same(variant, "cluster_regs"))
-    return launchClusterWith(w, args, M, N, P, protocol, stream, true, true, 1);
-  if (cluster && same(variant, "cluster_full")) return launchClusterWith(w, args, M, N, P, protocol, stream, false, false, 1);
-  if (persistent && same(variant, "cluster_rowwise"))
-    return launchClusterWith(w, args, M, N, P, protocol, stream, false, true, 0);
-  if (persistent && same(variant, "cluster_persistent"))
+  if (same(variant, "cluster_regs")) return launchClusterWith(w, args, M, N, P, protocol, stream, true, true, 1);
+  if (same(variant, "cluster_full")) return launchClusterWith(w, args, M, N, P, protocol, stream, false, false, 1);
+  if (same(variant, "cluster_rowwise")) return launchClusterWith(w, args, M, N, P, protocol, stream, false, true, 0);
+  if (same(variant, "cluster_persistent"))
     return launchClusterWith(w, args, M, N, P, protocol, stream, false, true, 2);
-  if (persistent && same(variant, "cluster_persistent_static"))
+  if (same(variant, "cluster_persistent_static"))
     return launchClusterWith(w, args, M, N, P, protocol, stream, false, true, 3);
-  if (cluster && hasForm(w, Form::ClusterPartialSync) && same(variant, "cluster_partial"))
-    return launchClusterPartial(w, args, M, N, P, protocol, stream);
-  if (hasForm(w, Form::ControlSync) && same(variant, "control")) return launchControl(w, M, N, P, protocol, stream);
-  return kStatusBadVariant;
+  if (same(variant, "cluster_partial")) return launchClusterPartial(w, args, M, N, P, protocol, stream);
+  return launchControl(w, M, N, P, protocol, stream);  // "control", the last variant hasVariant knows
 }
 
 // Text for a launcher's status.
