@@ -108,7 +108,8 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
 
   BaselineTiming t;
   t.staged = q.staged;
-  const BaselineKernelChoice choice = baselineKernelFor(q.kernel, q.geometry, q.N, q.staged,
+  const WorkloadGeometry timed = q.staged || q.rereadGeometry.threads == 0 ? q.geometry : q.rereadGeometry;
+  const BaselineKernelChoice choice = baselineKernelFor(q.kernel, timed, q.N, q.staged,
                                                        rt.device().smemPerSmBytes, rt.device().smemOptinBytes,
                                                        q.registersOk);
   t.function = choice.function;

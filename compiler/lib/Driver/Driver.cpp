@@ -92,12 +92,17 @@ struct Options {
                            cl::desc("Keep the stages as written: no merging of independent stages, "
                                     "no online max / sum-of-exp fusion (docs/dsl.md)"),
                            cl::cat(category)};
-  cl::opt<bool> fuseOnline{"fuse-online",
-                           cl::desc("Fuse a max stage with the sum-of-exp stage that follows it into "
-                                    "one online statistic: one pass fewer in every kernel, one more "
-                                    "exp per element in the kernels that keep the row on chip "
-                                    "(docs/dsl.md)"),
-                           cl::cat(category)};
+  cl::opt<OnlineFusion> fuseOnline{
+      "fuse-online",
+      cl::desc("Where a max stage and the sum-of-exp stage after it become one online statistic: one "
+               "pass fewer, one exp per element more where the row is kept on chip (docs/dsl.md)"),
+      cl::ValueOptional, cl::init(OnlineFusion::Reread),
+      cl::values(clEnumValN(OnlineFusion::None, "none", "nowhere: every kernel runs the stages as merged"),
+                 clEnumValN(OnlineFusion::Reread, "reread",
+                            "the reread kernel, which streams the row from memory (default)"),
+                 clEnumValN(OnlineFusion::All, "all", "every kernel"),
+                 clEnumValN(OnlineFusion::All, "", "--fuse-online alone: every kernel")),
+      cl::cat(category)};
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Device profile (JSON, credit-calibrate): also generate the model-driven dispatch "
@@ -128,6 +133,7 @@ struct Options {
 /// "Dispatch"): the device's figures and the kernel's traffic; prints the
 /// error and returns nothing when the profile is unusable.
 std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::KernelOp kernel,
+                                               mlir::credit::KernelOp rereadKernel,
                                                const std::vector<Variant> &variants) {
   auto fail = [](const Twine &msg) -> std::optional<DispatchProfile> {
     WithColor::error(errs(), "creditc") << msg << "\n";
@@ -147,6 +153,12 @@ std::optional<DispatchProfile> dispatchProfile(StringRef path, mlir::credit::Ker
   d.path = path.str();
   d.deviceName = profile->deviceName;
   d.device = profile->device;
+  if (rereadKernel) { // the reread kernel moves its own stages' bytes
+    Expected<model::KernelFacts> fused = model::kernelFacts(rereadKernel);
+    if (!fused)
+      return fail(toString(fused.takeError()));
+    model::useRereadStages(*facts, *fused);
+  }
   d.traffic = facts->modelKernel().traffic;
   bool anyGrid = false;
   for (int protocol = 0; protocol < 2; ++protocol)
@@ -360,10 +372,18 @@ int compileMain(int argc, char **argv) {
   pipeline.variants = pipelineVariants;
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
-  pipeline.onlineStatistics = opts.fuseOnline && !opts.noStageOpt;
+  pipeline.onlineStatistics = opts.fuseOnline == OnlineFusion::All && !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();
+  // The reread kernel's own stages (--fuse-online=reread): the same source with
+  // online statistics, where that fuses a stage pair.
+  const bool rereadWanted = variants.empty() || llvm::is_contained(variants, Variant::Reread);
+  std::unique_ptr<Compilation> rereadStages =
+      opts.fuseOnline == OnlineFusion::Reread && rereadWanted ? compileRereadStages(c, pipeline) : nullptr;
+  auto buildReport = [&](mlir::credit::KernelOp k) {
+    return ::credit::buildReport(k, rereadStagesOf(rereadStages.get(), k));
+  };
   if (plan.generates() && kernels.size() > 1)
     return error("'" + displayName + "' defines " + Twine(kernels.size()) +
                  " kernels; choose the one to generate with --kernel=<name>");
@@ -420,9 +440,10 @@ int compileMain(int argc, char **argv) {
     emitOpts.fastMath = opts.fastMath;
     emitOpts.standalone = opts.standalone;
     emitOpts.prefix = opts.prefix;
+    emitOpts.rereadKernel = rereadStagesOf(rereadStages.get(), kernel);
     if (!opts.profile.empty()) {
       std::optional<DispatchProfile> dispatch =
-          dispatchProfile(opts.profile, kernel, variants);
+          dispatchProfile(opts.profile, kernel, rereadStagesOf(rereadStages.get(), kernel), variants);
       if (!dispatch)
         return kExitUserError;
       emitOpts.dispatch = std::move(*dispatch);

@@ -123,3 +123,33 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
                                      "launch API";
   return Ok;
 }
+
+static unsigned numStages(mlir::credit::KernelOp k) {
+  unsigned n = 0;
+  k.walk([&](mlir::credit::StageOp) { ++n; });
+  return n;
+}
+
+mlir::credit::KernelOp credit::rereadStagesOf(Compilation *fused, mlir::credit::KernelOp kernel) {
+  if (!fused || !kernel)
+    return nullptr;
+  for (mlir::credit::KernelOp k : fused->kernels())
+    if (k.getSymName() == kernel.getSymName())
+      return numStages(k) < numStages(kernel) ? k : nullptr;
+  return nullptr;
+}
+
+std::unique_ptr<Compilation> credit::compileRereadStages(Compilation &c, const PipelineOptions &options) {
+  if (!options.stageOpt || options.onlineStatistics)
+    return nullptr;
+  auto fused = std::make_unique<Compilation>(
+      llvm::MemoryBuffer::getMemBufferCopy(c.sourceText(), c.bufferName()), llvm::nulls());
+  PipelineOptions o = options;
+  o.onlineStatistics = true;
+  if (fused->run(o) != Compilation::Ok)
+    return nullptr;
+  for (mlir::credit::KernelOp k : c.kernels())
+    if (rereadStagesOf(fused.get(), k))
+      return fused;
+  return nullptr;
+}

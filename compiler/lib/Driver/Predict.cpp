@@ -80,9 +80,14 @@ struct PredictOptions {
                            cl::desc("The kernels were generated with --no-stage-opt (the stages "
                                     "as written)"),
                            cl::cat(category)};
-  cl::opt<bool> fuseOnline{"fuse-online",
-                           cl::desc("The kernels were generated with --fuse-online"),
-                           cl::cat(category)};
+  cl::opt<OnlineFusion> fuseOnline{
+      "fuse-online", cl::desc("Where the kernels were generated with online statistics (as creditc)"),
+      cl::ValueOptional, cl::init(OnlineFusion::Reread),
+      cl::values(clEnumValN(OnlineFusion::None, "none", "nowhere"),
+                 clEnumValN(OnlineFusion::Reread, "reread", "the reread kernel (default)"),
+                 clEnumValN(OnlineFusion::All, "all", "every kernel"),
+                 clEnumValN(OnlineFusion::All, "", "--fuse-online alone: every kernel")),
+      cl::cat(category)};
 };
 
 } // namespace
@@ -160,7 +165,7 @@ int credit::predictMain(int argc, char **argv) {
   pipeline.kernel = opts.kernel;
   pipeline.threads = opts.threads;
   pipeline.stageOpt = !opts.noStageOpt; // the generated kernels' stages
-  pipeline.onlineStatistics = opts.fuseOnline && !opts.noStageOpt;
+  pipeline.onlineStatistics = opts.fuseOnline == OnlineFusion::All && !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();
@@ -172,6 +177,18 @@ int credit::predictMain(int argc, char **argv) {
   if (!factsOr)
     return fail(toString(factsOr.takeError()));
   model::KernelFacts facts = std::move(*factsOr);
+  // The reread kernel's own stages, as creditc generates them (--fuse-online=reread).
+  std::unique_ptr<Compilation> rereadStages =
+      opts.fuseOnline == OnlineFusion::Reread ? compileRereadStages(c, pipeline) : nullptr;
+  mlir::credit::KernelOp rereadKernel = rereadStagesOf(rereadStages.get(), kernels.front());
+  ::credit::WorkloadGeometry rereadGeometry{};
+  if (rereadKernel && facts.accepted) {
+    llvm::Expected<model::KernelFacts> fused = model::kernelFacts(rereadKernel);
+    if (!fused)
+      return fail(toString(fused.takeError()));
+    model::useRereadStages(facts, *fused);
+    rereadGeometry = fused->geometry;
+  }
   if (!facts.accepted) {
     errs() << displayName << ": error: kernel '" << facts.name << "' is rejected ("
            << facts.category << "), nothing to predict: " << facts.reason << "\n";
@@ -205,6 +222,7 @@ int credit::predictMain(int argc, char **argv) {
     emitOpts.variants = {Variant::Staged, Variant::Reread};
     emitOpts.sourceName = displayName;
     emitOpts.threads = opts.threads;
+    emitOpts.rereadKernel = rereadKernel;
     std::string source;
     {
       raw_string_ostream os(source);
@@ -219,6 +237,7 @@ int credit::predictMain(int argc, char **argv) {
     req.source = source;
     req.kernel = facts.name;
     req.geometry = facts.geometry;
+    req.rereadGeometry = rereadGeometry;
     req.staged = staged;
     req.M = opts.M;
     req.N = opts.N;

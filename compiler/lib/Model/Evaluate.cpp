@@ -49,6 +49,10 @@ bool KernelFacts::stagedLegal() const {
 Kernel KernelFacts::modelKernel() const {
   Kernel k{};
   k.traffic = {baseline, reread, keep, fixedBroadcastPerElement, fixedPerRow, qSum()};
+  if (rereadKernelBaseline >= 0) {
+    k.traffic.baseline = rereadKernelBaseline;
+    k.traffic.baselineReread = rereadKernelReread;
+  }
   k.geometry = geometry;
   k.wideGeometry = wideGeometry;
   k.partialGeometry = hasPartialForm ? partialGeometry : geometry;
@@ -58,6 +62,11 @@ Kernel KernelFacts::modelKernel() const {
   k.keptReadLate = persistentKeptReadLate;
   k.hoisted = persistentHoisted;
   return k;
+}
+
+void credit::model::useRereadStages(KernelFacts &facts, const KernelFacts &reread) {
+  facts.rereadKernelBaseline = reread.baseline;
+  facts.rereadKernelReread = reread.reread;
 }
 
 std::vector<LegalityAtN> credit::model::legalityAt(const ::credit::WorkloadGeometry &g,
@@ -178,8 +187,14 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
   }
   const double tB = p.query.tBMs;
 
-  p.bBase = facts.baseline;
-  p.bReread = facts.reread;
+  // The reread kernel's bytes (its own stages where it runs an online statistic).
+  p.bBase = k.traffic.baseline;
+  p.bReread = baselineRereadBytes(k.traffic);
+  if (facts.rereadKernelBaseline >= 0)
+    p.notes.push_back(formatv("the reread kernel runs its own stages (online statistics): b_B {0}, "
+                              "b_reread {1}; the kernels that keep the row replay {2} B/element from SMEM",
+                              p.bBase, p.bReread, facts.reread)
+                          .str());
   p.bKeep = facts.keep;
   p.dFixedPerElement = facts.fixedBroadcastPerElement;
   p.dFixedPerRow = facts.fixedPerRow;

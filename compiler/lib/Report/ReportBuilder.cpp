@@ -180,3 +180,20 @@ Report (::credit::buildReport)(Operation *op) {
   }
   return r;
 }
+
+Report (::credit::buildReport)(mlir::Operation *kernelOp, mlir::Operation *rereadKernelOp) {
+  Report r = buildReport(kernelOp);
+  if (!rereadKernelOp || !r.accepted)
+    return r;
+  Report f = buildReport(rereadKernelOp);
+  RereadKernelSummary s;
+  s.L = f.L;
+  s.q = f.q;
+  s.baseline = f.baseline;
+  s.reread = f.reread;
+  s.ceiling = f.ceiling;
+  if (f.stageOpt)
+    s.fused = f.stageOpt->fused;
+  r.rereadKernel = std::move(s);
+  return r;
+}

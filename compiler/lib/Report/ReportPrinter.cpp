@@ -23,21 +23,51 @@ std::string list(const std::vector<int> &v) {
   return "[" + llvm::join(s, ", ") + "]";
 }
 
+void printFusions(const std::vector<StageOptSummary::Fusion> &fused, llvm::raw_ostream &os);
+
 void printStageOptText(const StageOptSummary &s, llvm::raw_ostream &os) {
   os << "  as written     L = " << s.L << ", q = " << list(s.q) << "; baseline " << s.baseline
      << ", cluster " << s.cluster << ", reread " << s.reread << ", keep " << s.keep
      << llvm::formatv("; ceiling {0:f2}x; K sync {1}", s.ceiling, s.Ksync).str()
      << " (--no-stage-opt runs this)\n";
-  for (const StageOptSummary::Fusion &f : s.fused) {
+  printFusions(s.fused, os);
+  for (const StageOptSummary::Move &m : s.moved)
+    os << "    moved        " << m.statistic << " from stage " << m.from << " to stage " << m.to << " ("
+       << m.location << ")\n";
+}
+
+void printFusions(const std::vector<StageOptSummary::Fusion> &fused, llvm::raw_ostream &os) {
+  for (const StageOptSummary::Fusion &f : fused) {
     std::vector<std::string> sums;
     for (size_t i = 0; i < f.sums.size(); ++i)
       sums.push_back(f.sums[i] + (i < f.sumLocations.size() ? " (" + f.sumLocations[i] + ")" : ""));
     os << "    fused        " << f.max << " (" << f.location << ") with " << llvm::join(sums, ", ")
        << ": one online max / sum-of-exp statistic in stage " << f.stage << "\n";
   }
-  for (const StageOptSummary::Move &m : s.moved)
-    os << "    moved        " << m.statistic << " from stage " << m.from << " to stage " << m.to << " ("
-       << m.location << ")\n";
+}
+
+llvm::json::Array fusionsToJSON(const std::vector<StageOptSummary::Fusion> &fused) {
+  llvm::json::Array out;
+  for (const StageOptSummary::Fusion &f : fused) {
+    llvm::json::Array sums, locs;
+    for (const std::string &x : f.sums)
+      sums.push_back(x);
+    for (const std::string &x : f.sumLocations)
+      locs.push_back(x);
+    out.push_back(llvm::json::Object{{"max", f.max},
+                                     {"sums", std::move(sums)},
+                                     {"stage", f.stage},
+                                     {"location", f.location},
+                                     {"sum_locations", std::move(locs)}});
+  }
+  return out;
+}
+
+void printRereadKernelText(const RereadKernelSummary &s, llvm::raw_ostream &os) {
+  os << "  reread kernel  L = " << s.L << ", q = " << list(s.q) << "; baseline " << s.baseline << ", reread "
+     << s.reread << llvm::formatv("; ceiling {0:f2}x", s.ceiling).str()
+     << " (its own stages; the kernels that keep the row run those above: --fuse-online=none|all)\n";
+  printFusions(s.fused, os);
 }
 
 void printScheduleText(const ScheduleSummary &s, llvm::raw_ostream &os) {
@@ -146,6 +176,8 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
      << r.Kmbarrier << " (one cluster barrier at set-up)\n";
   if (r.stageOpt)
     printStageOptText(*r.stageOpt, os);
+  if (r.rereadKernel)
+    printRereadKernelText(*r.rereadKernel, os);
 
   if (!r.target.empty()) {
     os << "  legality       Eq. 3 on " << r.target << ": keep*ceil(N/P) + S_scratch <= "
@@ -255,7 +287,7 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
   }
   if (r.stageOpt) {
     const StageOptSummary &s = *r.stageOpt;
-    llvm::json::Array wq, kept, moved, fused;
+    llvm::json::Array wq, kept, moved;
     for (int v : s.q)
       wq.push_back(v);
     for (const std::string &k : s.keptInputs)
@@ -265,18 +297,7 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
                                          {"from_stage", m.from},
                                          {"to_stage", m.to},
                                          {"location", m.location}});
-    for (const StageOptSummary::Fusion &f : s.fused) {
-      llvm::json::Array sums, locs;
-      for (const std::string &x : f.sums)
-        sums.push_back(x);
-      for (const std::string &x : f.sumLocations)
-        locs.push_back(x);
-      fused.push_back(llvm::json::Object{{"max", f.max},
-                                         {"sums", std::move(sums)},
-                                         {"stage", f.stage},
-                                         {"location", f.location},
-                                         {"sum_locations", std::move(locs)}});
-    }
+    llvm::json::Array fused = fusionsToJSON(s.fused);
     out["as_written"] = llvm::json::Object{
         {"L", s.L},
         {"q", std::move(wq)},
@@ -289,6 +310,19 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
         {"ceiling", s.ceiling},
     };
     out["stage_opt"] = llvm::json::Object{{"moved", std::move(moved)}, {"fused", std::move(fused)}};
+  }
+  if (r.rereadKernel) {
+    const RereadKernelSummary &s = *r.rereadKernel;
+    llvm::json::Array q;
+    for (int v : s.q)
+      q.push_back(v);
+    out["reread_kernel"] = llvm::json::Object{
+        {"L", s.L},
+        {"q", std::move(q)},
+        {"bytes_per_element", llvm::json::Object{{"baseline", s.baseline}, {"reread", s.reread}}},
+        {"ceiling", s.ceiling},
+        {"fused", fusionsToJSON(s.fused)},
+    };
   }
   if (r.schedule) {
     const ScheduleSummary &s = *r.schedule;

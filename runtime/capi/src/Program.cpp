@@ -72,7 +72,9 @@ std::string infoJson(const Program& p, const CachedNvrtcResult& r, double compil
          ", \"form\": " + jsonString(p.file.kernels[i].form) + ", \"vec\": " + std::to_string(p.record.vecs[i]) + "}";
   j += "], \"workload\": {\"threads\": " + std::to_string(w.geometry.threads) +
        ", \"wide_threads\": " + std::to_string(w.wideGeometry.threads) +
-       ", \"stages\": " + std::to_string(w.geometry.numStages) + ", \"num_args\": " + std::to_string(w.numArgs) +
+       ", \"stages\": " + std::to_string(w.geometry.numStages) +
+       ", \"reread_threads\": " + std::to_string(w.rereadGeometry.threads) +
+       ", \"reread_stages\": " + std::to_string(w.rereadGeometry.numStages) + ", \"num_args\": " + std::to_string(w.numArgs) +
        ", \"arg_kind\": [";
   for (int a = 0; a < w.numArgs; ++a) j += std::string(a ? ", " : "") + std::to_string(w.argKind[a]);
   j += "], \"arg_bytes\": [";

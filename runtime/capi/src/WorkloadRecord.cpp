@@ -14,6 +14,14 @@ std::string recordSuffix(const GeneratedFile& file) {
     vecs += std::to_string(k.vec) + ", ";
   }
   const int n = static_cast<int>(file.kernels.size());
+  // The kernels' workload type, and the reread kernels' (their own where their stages differ).
+  std::string workload, rereadWorkload;
+  for (const KernelLine& k : file.kernels) {
+    if (k.form == "Reread") rereadWorkload = k.workload;
+    else if (workload.empty()) workload = k.workload;
+  }
+  if (workload.empty()) workload = rereadWorkload;
+  if (rereadWorkload.empty()) rereadWorkload = workload;
   // Mirrors credit::host::describe (LaunchSpec.h) field by field.
   return std::string(R"(
 // ---- appended by the credit C API: the launchers' description of the workload ----
@@ -21,7 +29,7 @@ namespace )") + ns + R"( {
 struct Record {
   int v[)" + std::to_string(kRecordInts) + R"(];
 };
-template <class W>
+template <class W, class WR>
 __host__ __device__ constexpr Record makeRecord() {
   using C = credit::device::Contract<W>;
   constexpr int forms[] = {)" + forms + R"(};
@@ -30,8 +38,9 @@ __host__ __device__ constexpr Record makeRecord() {
   int i = 0;
   r.v[i++] = )" + std::to_string(kRecordMagic) + R"(;
   r.v[i++] = )" + std::to_string(kRecordVersion) + R"(;
-  const credit::WorkloadGeometry g[3] = {C::narrowGeometry(), C::wideGeometry(), C::partialGeometry()};
-  for (int k = 0; k < 3; ++k) {
+  const credit::WorkloadGeometry g[4] = {C::narrowGeometry(), C::wideGeometry(), C::partialGeometry(),
+                                         credit::device::Contract<WR>::narrowGeometry()};
+  for (int k = 0; k < 4; ++k) {
     r.v[i++] = g[k].keepBytesPerElem;
     r.v[i++] = g[k].numStages;
     r.v[i++] = g[k].qMax;
@@ -65,7 +74,7 @@ __host__ __device__ constexpr Record makeRecord() {
 }
 }  // namespace )" + ns + R"(
 extern "C" __device__ const )" + ns + "::Record " + recordSymbol(file) + " = " + ns + "::makeRecord<" +
-         file.kernels.front().workload + ">();\n";
+         workload + ", " + rereadWorkload + ">();\n";
 }
 
 std::string decodeRecord(const std::vector<char>& bytes, const GeneratedFile& file, DecodedRecord& out) {
@@ -76,7 +85,7 @@ std::string decodeRecord(const std::vector<char>& bytes, const GeneratedFile& fi
   int i = 2;
   host::Workload& w = out.workload;
   w = host::Workload{};
-  WorkloadGeometry* g[3] = {&w.geometry, &w.wideGeometry, &w.partialGeometry};
+  WorkloadGeometry* g[4] = {&w.geometry, &w.wideGeometry, &w.partialGeometry, &w.rereadGeometry};
   for (WorkloadGeometry* x : g) {
     x->keepBytesPerElem = v[i++];
     x->numStages = v[i++];

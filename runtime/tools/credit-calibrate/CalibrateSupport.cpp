@@ -283,6 +283,23 @@ bool parseGeneratedSource(const std::string& text, GeneratedKernel& out, std::st
   out.qSum = vals[3];
   out.threads = vals[4];
   out.hOnlyArrays = fields == 6 ? vals[5] : 0;
+  // inline constexpr credit::WorkloadGeometry reread_geometry = {4, 1, 2, 2, 256, 0};
+  const std::string rgeo = "credit::WorkloadGeometry reread_geometry = {";
+  const size_t rg = text.find(rgeo, nsPos);
+  if (rg != std::string::npos) {
+    const char* q = text.c_str() + rg + rgeo.size();
+    for (int i = 0; i < 6; ++i) {
+      char* end = nullptr;
+      const long v = std::strtol(q, &end, 10);
+      if (end == q) {
+        error = "cannot read the reread_geometry constant of namespace " + fn;
+        return false;
+      }
+      out.rereadGeometry[i] = static_cast<int>(v);
+      q = end;
+      while (*q == ' ' || *q == ',') ++q;
+    }
+  }
   if (!intAfter(text, nsPos, "int K_sync =", out.Ksync) ||
       !intAfter(text, nsPos, "int K_mbarrier =", out.Kmbarrier)) {
     error = "no K_sync / K_mbarrier constants in namespace " + fn;

@@ -95,6 +95,8 @@ struct GeneratedKernel {
   // credit::WorkloadGeometry, as the file's `geometry` constant:
   int keepBytesPerElem = 0, numStages = 0, qMax = 0, qSum = 0, threads = 0;
   int hOnlyArrays = 0;           // the sixth field; files of creditc before it have five (0)
+  // The file's `reread_geometry` (the reread kernel's own stages), all 0 where it has none.
+  int rereadGeometry[6] = {0, 0, 0, 0, 0, 0};
   int Ksync = 0, Kmbarrier = 0;  // K_sync, K_mbarrier
   std::string arch;              // the file's --arch (findTarget("sm_90") -> "sm_90")
 };

@@ -188,6 +188,8 @@ int timeBaselines(const Options& o) {
         req.source = cf.source;
         req.kernel = cf.k.kernel;
         req.geometry = cf.geometry();
+        const int* rg = cf.k.rereadGeometry;
+        req.rereadGeometry = credit::WorkloadGeometry{rg[0], rg[1], rg[2], rg[3], rg[4], rg[5]};
         req.staged = credit::isLegal(req.geometry, N, 1, credit::Protocol::Sync, rt.device().smemOptinBytes);
         req.M = M;
         req.N = N;

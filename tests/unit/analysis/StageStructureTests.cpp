@@ -104,6 +104,24 @@ TEST_CASE("independent stages merge; dependent ones do not", "[stages]") {
   CHECK(p.fusions.empty());
 }
 
+TEST_CASE("a move that removes no stage is not made", "[stages]") {
+  // sum(t) could join the max's stage, but s still needs a second stage: L
+  // stays 2, so the stages stay as written (nothing moves).
+  Written k(R"(kernel k { in x : f32[N] in t : f32[N] out y : f32[N]
+      stage { m = max(x) }
+      stage { s = sum(exp(x - m)); st = sum(t) }
+      y = exp(x - m) / s * st - t })");
+  cr::StagePlan written = cr::planStages(k.kernel, false);
+  CHECK(levelOf(written, "st") == 2);
+  CHECK(written.numStages == 2);
+  CHECK(!written.changesStructure());
+  // Fused, s joins m and L drops to 1: then st moves too.
+  cr::StagePlan fused = cr::planStages(k.kernel, true);
+  CHECK(fused.numStages == 1);
+  CHECK(levelOf(fused, "st") == 1);
+  CHECK(fused.fusions.size() == 1);
+}
+
 TEST_CASE("statistics sharing a reduction move together", "[stages]") {
   Written k(R"(kernel k { in x : f32[N] in w : f32[N] out y : f32[N]
       stage { a = sum(x) }

@@ -127,6 +127,7 @@ TEST_CASE("parseGeneratedSource reads a generated file's metadata", "[calibrate]
   CHECK(k.Ksync == 6);
   CHECK(k.Kmbarrier == 1);
   CHECK(k.arch == "sm_100");
+  CHECK(k.rereadGeometry[4] == 0);  // no reread_geometry: the reread kernels run `geometry`
   const std::string suffix = geometryCheckSuffix(k);
   CHECK(suffix.find("credit_softmax_logits_bwd::geometry.keepBytesPerElem == 8") != std::string::npos);
   CHECK(suffix.find("credit_softmax_logits_bwd::K_sync == 6") != std::string::npos);
@@ -138,6 +139,23 @@ TEST_CASE("parseGeneratedSource reads a generated file's metadata", "[calibrate]
   REQUIRE(parseGeneratedSource(hidden, kh, err));
   CHECK(kh.threads == 256);
   CHECK(kh.Ksync == 6);
+
+  // The reread kernels' own stages (an online statistic), where the file has them.
+  std::string online = src;
+  online.insert(online.find("inline constexpr credit::TargetInfo"),
+                "inline constexpr credit::WorkloadGeometry reread_geometry = {8, 2, 2, 3, 256, 0};\n");
+  GeneratedKernel ko;
+  REQUIRE(parseGeneratedSource(online, ko, err));
+  CHECK(ko.numStages == 3);
+  CHECK(ko.rereadGeometry[1] == 2);
+  CHECK(ko.rereadGeometry[2] == 2);
+  CHECK(ko.rereadGeometry[4] == 256);
+  std::string badOnline = src;
+  badOnline.insert(badOnline.find("inline constexpr credit::TargetInfo"),
+                   "inline constexpr credit::WorkloadGeometry reread_geometry = {8, x};\n");
+  GeneratedKernel kb;
+  CHECK(!parseGeneratedSource(badOnline, kb, err));
+  CHECK(err.find("reread_geometry") != std::string::npos);
 
   GeneratedKernel bad;
   CHECK(!parseGeneratedSource("int main() {}", bad, err));

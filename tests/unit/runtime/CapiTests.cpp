@@ -120,7 +120,7 @@ TEST_CASE("C API: a generated file compiles without a GPU and describes its work
   const std::string info = credit_program_info(prog.p);
   CHECK(info.find("\"kernel\": \"layernorm\"") != std::string::npos);
   CHECK(info.find("\"variants\": [\"reread\"]") != std::string::npos);
-  CHECK(info.find("\"threads\": 256, \"wide_threads\": 512, \"stages\": 2, \"num_args\": 4, \"arg_kind\": [0, 1, 1, 0], "
+  CHECK(info.find("\"threads\": 256, \"wide_threads\": 512, \"stages\": 2, \"reread_threads\": 256, \"reread_stages\": 2, \"num_args\": 4, \"arg_kind\": [0, 1, 1, 0], "
                   "\"arg_bytes\": [4, 4, 4, 4]") != std::string::npos);
   CHECK(info.find("\"from_cache\": false") != std::string::npos);
   CHECK(info.find("\"has_profile\": false") != std::string::npos);
@@ -161,6 +161,32 @@ TEST_CASE("C API: a file generated with --prefix loads under its own names", "[c
   const std::string info = credit_program_info(prog.p);
   CHECK(info.find("\"kernel\": \"my_norm\"") != std::string::npos);
   CHECK(info.find("\"name\": \"my_norm_reread_v4\"") != std::string::npos);
+}
+
+TEST_CASE("C API: the reread kernels may run their own workload", "[capi]") {
+  // As creditc writes a file whose reread kernels run an online statistic: their
+  // lines name RereadWorkload, the other kernels Workload (here with another CTA
+  // size, which the record must report for the reread kernels alone).
+  std::string src = layernormSource();
+  src.insert(src.find("inline constexpr credit::TargetInfo target"),
+             "struct RereadWorkload : Workload {\n  static constexpr int kThreads = 128, kWideThreads = 256;\n};\n");
+  for (const char* line : {"credit_layernorm_reread_v4, CREDIT_LAYERNORM, Workload",
+                           "credit_layernorm_reread_v1, CREDIT_LAYERNORM, Workload"}) {
+    const size_t at = src.find(line);
+    REQUIRE(at != std::string::npos);
+    src.replace(at + std::string(line).size() - std::string("Workload").size(), 8, "RereadWorkload");
+  }
+  src.replace(src.find("using credit_layernorm::Workload;"), 0,
+              "using credit_layernorm::RereadWorkload;\n");
+  src.replace(src.find("\n#if !defined(__CUDACC_RTC__)"), 0,
+              "\nCREDIT_CONTROL_KERNEL(credit_layernorm_control_sync, Workload, ControlSync)");
+  Program prog;
+  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
+  INFO(credit_capi_last_error());
+  REQUIRE(rc == 0);
+  const std::string info = credit_program_info(prog.p);
+  CHECK(info.find("\"threads\": 256, \"wide_threads\": 512, \"stages\": 2, \"reread_threads\": 128, "
+                  "\"reread_stages\": 2") != std::string::npos);
 }
 
 TEST_CASE("C API: bad input is an error with a message, never a crash", "[capi]") {

@@ -162,3 +162,35 @@ TEST_CASE("the model's decision for a workload no profile was measured for", "[d
   CHECK(none.source == 2);
   CHECK(none.variant == 0);
 }
+
+TEST_CASE("a reread kernel with its own stages: what a kept row saves against it", "[dispatch]") {
+  // The kept-row kernels replay 8 B/element; the reread kernel, one pass fewer (an
+  // online statistic), moves 8 B/element and re-reads 4 of them.
+  model::Traffic t{12, 8, 4, 4, 0, 2};
+  CHECK(model::baselineRereadBytes(t) == 8);
+  CHECK(model::compulsoryBytes(t) == 4);
+  model::Traffic online = t;
+  online.baseline = 8;
+  online.baselineReread = 4;
+  CHECK(model::baselineRereadBytes(online) == 4);
+  CHECK(model::compulsoryBytes(online) == 4);  // the staged kernel moves the same bytes
+  // Against the reread kernel (T_B 1 ms, M x N = 2^28): D_base and T_saved follow its stages.
+  const model::BaselineTerms a = model::baselineTerms(t, 4096, 65536, 1.0, false);
+  const model::BaselineTerms b = model::baselineTerms(online, 4096, 65536, 1.0, false);
+  CHECK(a.dBaseBytes == Approx(4096.0 * 65536 * 16));
+  CHECK(b.dBaseBytes == Approx(4096.0 * 65536 * 12));
+  CHECK(a.tRereadSaved == Approx(0.5));
+  CHECK(b.tRereadSaved == Approx(1.0 / 3.0));
+  // Against the staged kernel: the same compulsory bytes, nothing saved.
+  CHECK(model::baselineTerms(online, 4096, 4096, 1.0, true).dBaseBytes ==
+        Approx(model::baselineTerms(t, 4096, 4096, 1.0, true).dBaseBytes));
+  // The dispatch predicts T_B of the reread kernel from its own bytes.
+  host::PlanCache cache;
+  const host::Workload w = host::describe<Norm>(kKernels, nullptr, findTarget("sm_90"));
+  host::Profile prof = profile(4000);
+  prof.traffic = online;
+  const host::Dispatch d{&w, &prof, &cache};
+  const credit_plan wide = host::predictedPlan(d, 4096, 65536, 233472, 232448);
+  CHECK(wide.baseline == 0);
+  CHECK(wide.tB_ms == Approx(4096.0 * 65536 * 12 / 4e9));
+}

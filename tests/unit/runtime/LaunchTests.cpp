@@ -38,6 +38,16 @@ struct Softmax {
   static constexpr bool kFastMath = false;
 };
 
+// softmax_logits_bwd with its max and first sum fused into one online statistic:
+// the stages its reread kernels run (RereadWorkload of a generated file).
+struct SoftmaxOnline : Softmax {
+  static constexpr int kStages = 2;
+  static constexpr int kQ[kStages] = {2, 1};
+  static constexpr Reduce kReduce[] = {Reduce::SumExpMax, Reduce::SumExpSum, Reduce::Sum};
+  static constexpr unsigned kReads[kStages + 1] = {0b01, 0b11, 0b11};
+  static constexpr int kMaterialize[kNumKept] = {-1, -1};
+};
+
 // Stand-ins for kernels: only their addresses are compared here.
 void fakeA() {}
 void fakeB() {}
@@ -94,6 +104,25 @@ TEST_CASE("describe: the geometry of every form, as generated files stated it", 
   CHECK(sm.partialDropReadLate);
   CHECK(sm.keptReadLate);
   CHECK(sm.hoisted == 0);
+}
+
+TEST_CASE("describe: the reread kernels' own stages", "[launch]") {
+  const host::Kernel kernels[] = {{Form::ClusterSync, 4, host::kernel(fakeA)},
+                                  {Form::Reread, 4, host::kernel(fakeB)}};
+  // One workload: the reread kernels run its stages.
+  const host::Workload same = host::describe<Softmax>(kernels, nullptr, findTarget("sm_90"));
+  CHECK(sameGeometry(same.rereadGeometry, same.geometry));
+  // Their own: L = 2 with q = [2, 1], and the scratch of two partials in stage 1.
+  const host::Workload w = host::describe<Softmax, SoftmaxOnline>(kernels, nullptr, findTarget("sm_90"));
+  CHECK(sameGeometry(w.geometry, WorkloadGeometry{8, 3, 1, 3, 256, 0}));
+  CHECK(sameGeometry(w.rereadGeometry, WorkloadGeometry{8, 2, 2, 3, 256, 0}));
+  const host::LaunchSpec r = host::specOf(w, Form::Reread, true, 65536, 1);
+  CHECK(r.kernel == host::kernel(fakeB));
+  CHECK_FALSE(r.checkLegal);
+  CHECK(sameGeometry(r.geometry, w.rereadGeometry));
+  CHECK(r.smemBytes == scratchBytes(w.rereadGeometry, 1, Protocol::Sync));
+  // The other forms keep the kept-row stages.
+  CHECK(sameGeometry(host::specOf(w, Form::ClusterSync, true, 65536, 2).geometry, w.geometry));
 }
 
 TEST_CASE("specOf: each form's CTA size, SMEM and Eq. 3 bound", "[launch]") {

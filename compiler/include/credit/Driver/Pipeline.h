@@ -45,6 +45,12 @@ struct PipelineOptions {
   bool onlineStatistics = false;
 };
 
+/// Where a max / sum-of-exp stage pair is fused into one online statistic
+/// (creditc --fuse-online): nowhere; in the reread kernel only, which streams the
+/// row from memory in every pass, so the fused stage saves a pass over HBM (the
+/// default); or in every kernel.
+enum class OnlineFusion { None, Reread, All };
+
 /// `text` with every CRLF and every lone CR replaced by LF.
 std::string normalizeLineEnds(llvm::StringRef text);
 
@@ -79,6 +85,16 @@ private:
   std::unique_ptr<mlir::SourceMgrDiagnosticHandler> mlirDiags;
   mlir::OwningOpRef<mlir::ModuleOp> moduleOp;
 };
+
+/// The stages the reread kernel runs under OnlineFusion::Reread: `c`'s source
+/// through the pipeline again with online statistics (`options` otherwise).
+/// Null where that changes nothing (no max / sum-of-exp pair fuses) or fails;
+/// its diagnostics are not printed (the first compilation printed them).
+std::unique_ptr<Compilation> compileRereadStages(Compilation &c, const PipelineOptions &options);
+
+/// The reread kernel's stages of `kernel` in `fused` (compileRereadStages):
+/// its kernel of the same name where it has fewer stages, else null.
+mlir::credit::KernelOp rereadStagesOf(Compilation *fused, mlir::credit::KernelOp kernel);
 
 } // namespace credit
 

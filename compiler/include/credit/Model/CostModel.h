@@ -112,6 +112,9 @@ struct KernelFacts {
   bool hasPersistentForm = false;
   int persistentHoisted = 0;                  // broadcast inputs only h reads (numHoistedInputs)
   bool persistentKeptReadLate = false;        // a kept input first read late: whole slices only
+  // The reread kernel's bytes per element where it runs its own stages (an online
+  // statistic, useRereadStages); -1: baseline and reread above.
+  long long rereadKernelBaseline = -1, rereadKernelReread = -1;
 
   int qSum() const;
   /// Eq. 3 allows the one-CTA staged kernel (P = 1, sync scratch) at legalityN.
@@ -119,6 +122,10 @@ struct KernelFacts {
   /// The schedule as Model.h sees it.
   Kernel modelKernel() const;
 };
+
+/// `facts` with the reread kernel running the stages of `reread` (the same
+/// kernel with online statistics): its baseline and re-read bytes.
+void useRereadStages(KernelFacts &facts, const KernelFacts &reread);
 
 /// Eq. 3 rows straight from Layout.h (for synthetic facts; kernelFacts reads
 /// credit-legality's table, which agrees with this by construction --

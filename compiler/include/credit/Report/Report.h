@@ -86,6 +86,17 @@ struct StageOptSummary {
   std::vector<Fusion> fused;
 };
 
+/// The stages the reread kernel runs where they differ from the other kernels'
+/// (creditc --fuse-online=reread, the default): an online statistic in place of
+/// a max stage and a sum-of-exp stage, one pass over the row fewer.
+struct RereadKernelSummary {
+  int L = 0;
+  std::vector<int> q;
+  long long baseline = 0, reread = 0; // bytes per element the reread kernel moves, re-reads
+  double ceiling = 1.0;               // its baseline / cluster
+  std::vector<StageOptSummary::Fusion> fused;
+};
+
 struct Report {
   std::string kernel;
   std::string file;
@@ -118,11 +129,16 @@ struct Report {
   std::optional<ScheduleSummary> schedule; // accepted kernels only
   /// Present when the stages that run differ from the stages as written.
   std::optional<StageOptSummary> stageOpt;
+  /// Present when the reread kernel runs other stages than the kernels above.
+  std::optional<RereadKernelSummary> rereadKernel;
 };
 
 /// Reads the analysis attributes of a `credit.kernel` op (after the analysis
 /// pipeline ran). `file` is the .credit path shown in the header.
 Report buildReport(mlir::Operation *kernelOp);
+/// The report of `kernelOp` with the reread kernel's own stages, those of
+/// `rereadKernelOp` (the same kernel with online statistics; null: none).
+Report buildReport(mlir::Operation *kernelOp, mlir::Operation *rereadKernelOp);
 
 void printReportText(const Report &r, llvm::raw_ostream &os);
 llvm::json::Value reportToJSON(const Report &r);

@@ -67,6 +67,17 @@ mlir::LogicalResult credit::emitCuda(cr::KernelOp kernel, const CudaEmitOptions 
   mlir::FailureOr<std::unique_ptr<KernelView>> view = buildKernelView(kernel, options);
   if (failed(view))
     return mlir::failure();
+  // The reread kernels' own stages, where the file has reread kernels.
+  CudaEmitOptions rereadOptions = options;
+  rereadOptions.rereadKernel = nullptr;
+  std::unique_ptr<KernelView> rereadView;
+  if (options.rereadKernel && (*view)->emits(cr::Form::Reread)) {
+    mlir::FailureOr<std::unique_ptr<KernelView>> r = buildKernelView(options.rereadKernel, rereadOptions);
+    if (failed(r))
+      return mlir::failure();
+    rereadView = std::move(*r);
+    (*view)->reread = rereadView.get();
+  }
   const KernelView &k = **view;
   std::string text;
   {
@@ -83,6 +94,13 @@ mlir::LogicalResult credit::emitCuda(cr::KernelOp kernel, const CudaEmitOptions 
     if (failed(printWorkload(k, os)))
       return mlir::failure();
     os << "\n";
+    if (k.reread) {
+      os << "// The reread kernels stream the row from memory in every pass: they run the\n"
+         << "// online statistic, one pass fewer (creditc --fuse-online).\n";
+      if (failed(printWorkload(*k.reread, os, "RereadWorkload")))
+        return mlir::failure();
+      os << "\n";
+    }
     printToolFigures(k, os);
     os << "\n}  // namespace " << k.prefix << "\n\n";
     printKernelList(k, os);

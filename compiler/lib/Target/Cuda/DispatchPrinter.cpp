@@ -76,9 +76,15 @@ void printDispatchData(const KernelView &k, llvm::raw_ostream &os) {
   os << "     " << num(d.globalLoadCycles) << ", " << num(d.copyBytesPerMs)
      << "},  // global-load latency (cycles), copy rate (B/ms); 0: not measured\n";
   const model::Traffic &t = prof.traffic;
-  os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},", t.baseline, t.reread, t.keep, t.fixedPerElement,
-                      t.fixedPerRow, t.qSum)
-     << "  // b_B, b_reread, b_keep, D_fixed per element, D_fixed per row, sum q\n";
+  if (t.baselineReread >= 0) // the reread kernel runs its own stages
+    os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}, {6}},", t.baseline, t.reread, t.keep,
+                        t.fixedPerElement, t.fixedPerRow, t.qSum, t.baselineReread)
+       << "  // b_B, b_reread, b_keep, D_fixed per element, D_fixed per row, sum q, the reread kernel's "
+          "b_reread\n";
+  else
+    os << llvm::formatv("    {{{0}, {1}, {2}, {3}, {4}, {5}},", t.baseline, t.reread, t.keep, t.fixedPerElement,
+                        t.fixedPerRow, t.qSum)
+       << "  // b_B, b_reread, b_keep, D_fixed per element, D_fixed per row, sum q\n";
   os << "};\n";
   os << "inline credit::host::PlanCache planCache;\n";
   os << "inline const credit::host::Dispatch kDispatch = {&kWorkload, &kProfile, &planCache};\n";

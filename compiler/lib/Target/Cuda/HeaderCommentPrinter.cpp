@@ -148,6 +148,9 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
   for (llvm::StringRef line : lines)
     if (printed.insert(line).second)
       os << "//   " << line << "\n";
+  if (k.reread)
+    os << "//   reread kernels: " << k.reread->stages.size()
+       << " stage(s), each max with its sums of exponentials in one sweep (RereadWorkload)\n";
 }
 
 /// Where each input is read from, and what the schedule keeps or rewrites.

@@ -35,12 +35,15 @@ void printKernelList(const KernelView &k, llvm::raw_ostream &os) {
   }
   os << "\n#define " << macro << "_ARGS " << dataArgNames(k) << "\n";
   os << "using " << k.prefix << "::Workload;\n";
+  if (k.reread)
+    os << "using " << k.prefix << "::RereadWorkload;\n";
   for (const KernelInstance &kernel : k.kernels()) {
     llvm::StringRef m = kernelMacro(kernel.form);
     os << m << "(" << kernel.name << ", ";
     if (m != "CREDIT_CONTROL_KERNEL")
       os << macro << ", ";
-    os << "Workload, " << formEnumerator(kernel.form);
+    os << (k.reread && variantOf(kernel.form) == Variant::Reread ? "RereadWorkload, " : "Workload, ")
+       << formEnumerator(kernel.form);
     if (m == "CREDIT_CLUSTER_KERNEL" || m == "CREDIT_ROW_KERNEL")
       os << ", " << kernel.vec;
     os << ")\n";

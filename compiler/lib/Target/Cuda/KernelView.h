@@ -68,6 +68,9 @@ struct KernelView {
   /// The names of the API functions' parameters (M, N, P, protocol, stream
   /// claimed first): the data arguments' names.
   NameSupply apiScope;
+  /// The reread kernels' own stages (CudaEmitOptions::rereadKernel), where the
+  /// reread variant is emitted; null: they run `Workload`.
+  const KernelView *reread = nullptr;
 
   /// The variant selection of --variant (empty: all).
   bool wants(Variant v) const;

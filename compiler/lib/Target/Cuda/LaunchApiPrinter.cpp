@@ -112,7 +112,7 @@ void printLaunchApi(const KernelView &k, llvm::raw_ostream &os) {
        << ")},\n";
   os << "};\n";
   os << "inline const credit::host::Workload kWorkload =\n"
-     << "    credit::host::describe<Workload>(kKernels, " << (claims ? "row_claims_counter" : "nullptr")
+     << "    credit::host::describe<Workload" << (k.reread ? ", RereadWorkload" : "") << ">(kKernels, " << (claims ? "row_claims_counter" : "nullptr")
      << ", target);\n";
   if (dispatch)
     printDispatchData(k, os);

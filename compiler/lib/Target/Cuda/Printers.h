@@ -22,7 +22,8 @@ void printHeaderComment(const KernelView &k, llvm::raw_ostream &os);
 std::string formulaOf(const KernelView &k, mlir::Operation *op);
 /// `struct Workload`: constants, Row, begin_row, pass, finish, end_row,
 /// control_value. Fails (errors on the op) on an op it cannot print.
-mlir::LogicalResult printWorkload(const KernelView &k, mlir::raw_indented_ostream &os);
+mlir::LogicalResult printWorkload(const KernelView &k, mlir::raw_indented_ostream &os,
+                                  llvm::StringRef structName = "Workload");
 /// The figures tools read from the file (geometry, K_sync, K_mbarrier,
 /// target), checked against the Workload's at compile time.
 void printToolFigures(const KernelView &k, llvm::raw_ostream &os);

@@ -44,8 +44,8 @@ std::string bits(llvm::ArrayRef<unsigned> indices, size_t width) {
 
 class WorkloadPrinter {
 public:
-  WorkloadPrinter(const KernelView &k, mlir::raw_indented_ostream &os)
-      : k(k), os(os), lets(k.options->sourceName, k.options->sourceText) {}
+  WorkloadPrinter(const KernelView &k, mlir::raw_indented_ostream &os, llvm::StringRef structName)
+      : k(k), os(os), structName(structName), lets(k.options->sourceName, k.options->sourceText) {}
   mlir::LogicalResult print();
 
 private:
@@ -67,6 +67,7 @@ private:
 
   const KernelView &k;
   mlir::raw_indented_ostream &os;
+  llvm::StringRef structName;
   NameSupply workloadScope; // static members, and what the functions see unqualified
   NameSupply rowScope;      // Row's fields (read as r.<field>)
   LetNames lets;
@@ -423,7 +424,7 @@ mlir::LogicalResult WorkloadPrinter::print() {
   rowScope.claim("N");
   rowScope.claim("Row"); // no member is named as its class
   rows = placeRowLevel(k.kernel, rowScope, lets);
-  os << "struct Workload {\n";
+  os << "struct " << structName << " {\n";
   os.indent();
   printConstants();
   printRow();
@@ -443,8 +444,9 @@ mlir::LogicalResult WorkloadPrinter::print() {
 
 } // namespace
 
-mlir::LogicalResult printWorkload(const KernelView &k, mlir::raw_indented_ostream &os) {
-  return WorkloadPrinter(k, os).print();
+mlir::LogicalResult printWorkload(const KernelView &k, mlir::raw_indented_ostream &os,
+                                  llvm::StringRef structName) {
+  return WorkloadPrinter(k, os, structName).print();
 }
 
 void printToolFigures(const KernelView &k, llvm::raw_ostream &os) {
@@ -458,6 +460,15 @@ void printToolFigures(const KernelView &k, llvm::raw_ostream &os) {
   os << "inline constexpr credit::TargetInfo target = credit::findTarget(\"" << k.target.arch << "\");\n";
   os << "static_assert(credit::device::sameGeometry(geometry, Contract<Workload>::narrowGeometry()), "
         "\"geometry\");\n";
+  if (k.reread) {
+    const ::credit::WorkloadGeometry &r = k.reread->schedule.geometry;
+    os << "// The reread kernels' (their own stages: RereadWorkload).\n";
+    os << "inline constexpr credit::WorkloadGeometry reread_geometry = {" << r.keepBytesPerElem << ", "
+       << r.numStages << ", " << r.qMax << ", " << r.qSum << ", " << r.threads << ", " << r.hOnlyArrays
+       << "};\n";
+    os << "static_assert(credit::device::sameGeometry(reread_geometry, "
+          "Contract<RereadWorkload>::narrowGeometry()), \"reread_geometry\");\n";
+  }
 }
 
 } // namespace credit::cuda

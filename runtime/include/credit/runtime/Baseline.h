@@ -69,6 +69,9 @@ struct BaselineRequest {
   std::string source;         // the generated .cu (creditc output, staged/reread variants)
   std::string kernel;         // K
   WorkloadGeometry geometry{};  // the file's `geometry` (threads, b_keep, ...)
+  // The file's `reread_geometry` where it has one (the reread kernel's own stages, an
+  // online statistic); threads 0: `geometry`.
+  WorkloadGeometry rereadGeometry{};
   bool staged = true;         // staged kernel (Eq. 3 must hold at P = 1); else reread
   bool registersOk = true;    // false: the staged kernel's SMEM form (T_slice)
   long long M = 0, N = 0;

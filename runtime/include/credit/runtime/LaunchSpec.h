@@ -41,6 +41,7 @@ struct Workload {
   WorkloadGeometry geometry;         // the narrow forms'
   WorkloadGeometry wideGeometry;     // the twins' (threads 0: none)
   WorkloadGeometry partialGeometry;  // the partial-retention form's
+  WorkloadGeometry rereadGeometry;   // the reread kernel's (its stages may be fused online)
   bool hasPartial;                   // two or more kept inputs: a partial form
   bool partialDropReadLate;          // another kept input is first read before the dropped one
   bool keptReadLate;                 // a kept input is first read after the first pass
@@ -54,14 +55,20 @@ struct Workload {
   const void* rowClaims;  // the file's __device__ unsigned[2] row-claim counter
 };
 
-template <class W, int NK>
+// W: the workload of every kernel but the reread ones, which run WR (the same
+// operands; its stages may differ: an online statistic where W has two stages).
+template <class W, class WR = W, int NK>
 inline Workload describe(const Kernel (&kernels)[NK], const void* rowClaims, TargetInfo target) {
   using C = device::Contract<W>;
   static_assert(C::kNumInputs + C::kNumOutputs <= kMaxArgs, "too many data arguments");
+  static_assert(C::kNumInputs == device::Contract<WR>::kNumInputs &&
+                    C::kNumOutputs == device::Contract<WR>::kNumOutputs,
+                "the reread kernels' workload has the same operands");
   Workload w{};
   w.geometry = C::narrowGeometry();
   w.wideGeometry = C::wideGeometry();
   w.partialGeometry = C::partialGeometry();
+  w.rereadGeometry = device::Contract<WR>::narrowGeometry();
   w.hasPartial = W::kPartialDrop >= 0;
   w.partialDropReadLate = W::kPartialDropReadLate;
   w.keptReadLate = C::anyKeptReadLate();
@@ -273,9 +280,13 @@ inline LaunchSpec specOf(const Workload& w, Form f, bool vec4, long long N, int 
       break;
     case Form::StagedRegs:
     case Form::StagedRegsWide:  // the row in registers, SMEM for the scratch only
-    case Form::Reread:          // nothing retained
       s.checkLegal = false;
       s.smemBytes = scratchBytes(w.geometry, 1, Protocol::Sync);
+      break;
+    case Form::Reread:  // nothing retained
+      s.checkLegal = false;
+      s.geometry = w.rereadGeometry;
+      s.smemBytes = scratchBytes(w.rereadGeometry, 1, Protocol::Sync);
       break;
     case Form::StagedWide:
       s.geometry = w.wideGeometry;

@@ -91,12 +91,22 @@ inline double gridMs(const Device& d, int protocol, int P, int k, long long M, i
 // ---------------------------------------------------------------------------
 // The kernel (its schedule: traffic, geometry, the forms it has).
 // ---------------------------------------------------------------------------
-// Bytes per element of the row (docs/report.md) and sum q_l.
+// Bytes per element of the row (docs/report.md) and sum q_l. `baseline` is the
+// reread kernel's; `reread` what the kernels that keep the row replay from SMEM.
+// Where the reread kernel runs fewer stages (an online statistic), its own re-reads
+// are `baselineReread` (-1: the same as `reread`).
 struct Traffic {
   long long baseline, reread, keep;
   long long fixedPerElement, fixedPerRow;
   int qSum;
+  long long baselineReread = -1;
 };
+// The re-reads of the reread kernel: what a kept row saves against it.
+inline constexpr long long baselineRereadBytes(const Traffic& t) {
+  return t.baselineReread >= 0 ? t.baselineReread : t.reread;
+}
+// Bytes per element every schedule moves once (the staged kernel's).
+inline constexpr long long compulsoryBytes(const Traffic& t) { return t.baseline - baselineRereadBytes(t); }
 
 struct Kernel {
   Traffic traffic;
@@ -168,7 +178,7 @@ struct BaselineTerms {
 // `stagedBaseline`: T_B is the staged kernel's, which reads every input once: the
 // clustered kernel eliminates no HBM reread against it (docs/cost-model.md).
 inline double baselineBytes(const Traffic& t, long long M, long long N, bool stagedBaseline) {
-  const long long moved = stagedBaseline ? t.baseline - t.reread : t.baseline;
+  const long long moved = stagedBaseline ? compulsoryBytes(t) : t.baseline;
   return static_cast<double>(M) *
          (static_cast<double>(N) * static_cast<double>(moved + t.fixedPerElement) + static_cast<double>(t.fixedPerRow));
 }
@@ -177,7 +187,7 @@ inline BaselineTerms baselineTerms(const Traffic& t, long long M, long long N, d
   BaselineTerms b{};
   b.dBaseBytes = baselineBytes(t, M, N, stagedBaseline);
   b.rateBytesPerMs = b.dBaseBytes / tBMs;
-  b.tRereadSaved = stagedBaseline ? 0.0 : m * n * static_cast<double>(t.reread) / b.rateBytesPerMs;
+  b.tRereadSaved = stagedBaseline ? 0.0 : m * n * static_cast<double>(baselineRereadBytes(t)) / b.rateBytesPerMs;
   b.tInput = m * n * static_cast<double>(t.keep) / b.rateBytesPerMs;
   return b;
 }
@@ -245,7 +255,7 @@ inline double controlMs(const Kernel& k, const Device& d, const FormAt& f, int p
     const double rowsInFlight = copies > 0 ? static_cast<double>(f.ring.units) / copies : 0.0;
     // A CTA's bytes per row at the baseline's rate per SM.
     const double rowUs = static_cast<double>(sliceElems(N, P)) *
-                         static_cast<double>(k.traffic.baseline - k.traffic.reread) /
+                         static_cast<double>(compulsoryBytes(k.traffic)) /
                          (rateBytesPerMs / d.sms) * 1e3;
     double exposedUs = exchangeUs - (rowsInFlight - 1.0) * rowUs;
     if (exposedUs < 0.0) exposedUs = 0.0;

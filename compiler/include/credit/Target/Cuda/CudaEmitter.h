@@ -57,6 +57,10 @@ struct CudaEmitOptions {
   /// With a profile: also the model-driven dispatch API (_plan, _launch_auto,
   /// _autotune, _last_plan).
   std::optional<DispatchProfile> dispatch;
+  /// The reread kernels' own stages (the same kernel with online statistics,
+  /// creditc --fuse-online=reread), printed as `struct RereadWorkload`; null:
+  /// they run `Workload`.
+  mlir::credit::KernelOp rereadKernel = nullptr;
   /// One self-contained file: the library's headers inlined instead of
   /// #included (the runtime embeds their texts).
   bool standalone = false;
