@@ -39,6 +39,15 @@ llvm::StringRef credit::tokenKindSpelling(Token::Kind k) {
   case Token::Minus: return "'-'";
   case Token::Star: return "'*'";
   case Token::Slash: return "'/'";
+  case Token::Less: return "'<'";
+  case Token::LessEq: return "'<='";
+  case Token::Greater: return "'>'";
+  case Token::GreaterEq: return "'>='";
+  case Token::EqEq: return "'=='";
+  case Token::NotEq: return "'!='";
+  case Token::AndAnd: return "'&&'";
+  case Token::OrOr: return "'||'";
+  case Token::Bang: return "'!'";
   }
   return "token";
 }
@@ -104,7 +113,33 @@ Token Lexer::next() {
     case ',': return make(Token::Comma, start);
     case ':': return make(Token::Colon, start);
     case ';': return make(Token::Semi, start);
-    case '=': return make(Token::Equal, start);
+    case '=':
+      if (cur != end && *cur == '=') {
+        ++cur;
+        return make(Token::EqEq, start);
+      }
+      return make(Token::Equal, start);
+    case '<':
+    case '>': {
+      const bool eq = cur != end && *cur == '=';
+      if (eq)
+        ++cur;
+      return make(c == '<' ? (eq ? Token::LessEq : Token::Less) : (eq ? Token::GreaterEq : Token::Greater),
+                  start);
+    }
+    case '!':
+      if (cur != end && *cur == '=') {
+        ++cur;
+        return make(Token::NotEq, start);
+      }
+      return make(Token::Bang, start);
+    case '&':
+    case '|':
+      if (cur != end && *cur == c) {
+        ++cur;
+        return make(c == '&' ? Token::AndAnd : Token::OrOr, start);
+      }
+      break; // a single '&' or '|' is no operator
     case '+': return make(Token::Plus, start);
     case '-': return make(Token::Minus, start);
     case '*': return make(Token::Star, start);

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <limits>
 #include <optional>
 
 using namespace credit;
@@ -15,6 +16,25 @@ llvm::StringRef ast::elemTypeName(ElemType t) {
   case ElemType::I8: return "i8";
   case ElemType::F16: return "f16";
   case ElemType::BF16: return "bf16";
+  case ElemType::Bool: return "bool";
+  }
+  return "?";
+}
+
+llvm::StringRef ast::opSpelling(char op) {
+  switch (op) {
+  case 'l': return "<=";
+  case 'g': return ">=";
+  case '=': return "==";
+  case '!': return "!=";
+  case '&': return "&&";
+  case '|': return "||";
+  case '<': return "<";
+  case '>': return ">";
+  case '+': return "+";
+  case '-': return "-";
+  case '*': return "*";
+  case '/': return "/";
   }
   return "?";
 }
@@ -25,6 +45,7 @@ unsigned ast::elemTypeBytes(ElemType t) {
   case ElemType::I8: return 1;
   case ElemType::F16:
   case ElemType::BF16: return 2;
+  case ElemType::Bool: return 1;
   }
   return 4;
 }
@@ -160,6 +181,9 @@ private:
 
   ExprPtr parseBinaryLevel(ExprPtr (Parser::*operand)(), Token::Kind op1, Token::Kind op2);
   ExprPtr parseExpr();
+  ExprPtr parseAnd();
+  ExprPtr parseComparison();
+  ExprPtr parseSum();
   ExprPtr parseTerm();
   ExprPtr parseUnary();
   ExprPtr parsePostfix();
@@ -422,6 +446,25 @@ bool Parser::checkDepth(const Expr &e) {
   return false;
 }
 
+/// The BinaryExpr code of an operator token (AST.h).
+static char binaryOpCode(Token::Kind k) {
+  switch (k) {
+  case Token::LessEq: return 'l';
+  case Token::GreaterEq: return 'g';
+  case Token::EqEq: return '=';
+  case Token::NotEq: return '!';
+  case Token::AndAnd: return '&';
+  case Token::OrOr: return '|';
+  case Token::Less: return '<';
+  case Token::Greater: return '>';
+  case Token::Plus: return '+';
+  case Token::Minus: return '-';
+  case Token::Star: return '*';
+  case Token::Slash: return '/';
+  default: return '?';
+  }
+}
+
 /// One left-associative precedence level: operand ((op1 | op2) operand)*.
 ExprPtr Parser::parseBinaryLevel(ExprPtr (Parser::*operand)(), Token::Kind op1, Token::Kind op2) {
   ExprPtr lhs = (this->*operand)();
@@ -429,7 +472,7 @@ ExprPtr Parser::parseBinaryLevel(ExprPtr (Parser::*operand)(), Token::Kind op1, 
     return nullptr;
   skipErrorTokens();
   while (tok.is(op1) || tok.is(op2)) {
-    char op = tok.text[0];
+    char op = binaryOpCode(tok.kind);
     llvm::SMLoc loc = tok.loc();
     advance();
     ExprPtr rhs = (this->*operand)();
@@ -445,7 +488,41 @@ ExprPtr Parser::parseBinaryLevel(ExprPtr (Parser::*operand)(), Token::Kind op1, 
   return lhs;
 }
 
-ExprPtr Parser::parseExpr() { return parseBinaryLevel(&Parser::parseTerm, Token::Plus, Token::Minus); }
+// Precedence, loosest first (as in C, with one level for every comparison):
+// ||, &&, comparisons (non-associative), + -, * /, unary - and !.
+ExprPtr Parser::parseExpr() { return parseBinaryLevel(&Parser::parseAnd, Token::OrOr, Token::OrOr); }
+
+ExprPtr Parser::parseAnd() { return parseBinaryLevel(&Parser::parseComparison, Token::AndAnd, Token::AndAnd); }
+
+ExprPtr Parser::parseComparison() {
+  ExprPtr lhs = parseSum();
+  if (!lhs)
+    return nullptr;
+  skipErrorTokens();
+  if (!(tok.is(Token::Less) || tok.is(Token::LessEq) || tok.is(Token::Greater) || tok.is(Token::GreaterEq) ||
+        tok.is(Token::EqEq) || tok.is(Token::NotEq)))
+    return lhs;
+  char op = binaryOpCode(tok.kind);
+  llvm::SMLoc loc = tok.loc();
+  advance();
+  ExprPtr rhs = parseSum();
+  if (!rhs)
+    return nullptr;
+  skipErrorTokens();
+  if (tok.is(Token::Less) || tok.is(Token::LessEq) || tok.is(Token::Greater) || tok.is(Token::GreaterEq) ||
+      tok.is(Token::EqEq) || tok.is(Token::NotEq)) {
+    errorAtToken("comparisons do not chain: write 'a < b && b < c'");
+    return nullptr;
+  }
+  unsigned depth = 1 + std::max(lhs->depth, rhs->depth);
+  auto e = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
+  e->depth = depth;
+  if (!checkDepth(*e))
+    return nullptr;
+  return e;
+}
+
+ExprPtr Parser::parseSum() { return parseBinaryLevel(&Parser::parseTerm, Token::Plus, Token::Minus); }
 
 ExprPtr Parser::parseTerm() { return parseBinaryLevel(&Parser::parseUnary, Token::Star, Token::Slash); }
 
@@ -466,14 +543,15 @@ ExprPtr Parser::parseUnary() {
     fatal = true;
     return nullptr;
   }
-  if (tok.is(Token::Minus)) {
+  if (tok.is(Token::Minus) || tok.is(Token::Bang)) {
     llvm::SMLoc loc = tok.loc();
+    char op = tok.is(Token::Bang) ? '!' : '-';
     advance();
     ExprPtr operand = parseUnary();
     if (!operand)
       return nullptr;
     unsigned depth = operand->depth + 1;
-    auto e = std::make_unique<UnaryExpr>(loc, '-', std::move(operand));
+    auto e = std::make_unique<UnaryExpr>(loc, op, std::move(operand));
     e->depth = depth;
     if (!checkDepth(*e))
       return nullptr;
@@ -575,6 +653,8 @@ ExprPtr Parser::parsePostfix() {
       advance();
       return std::make_unique<IndexExpr>(loc, name, loc, offset);
     }
+    if (name == "inf") // the literal; -inf is its negation
+      return std::make_unique<NumberExpr>(loc, std::numeric_limits<double>::infinity(), name);
     return std::make_unique<NameExpr>(loc, name);
   }
   default:

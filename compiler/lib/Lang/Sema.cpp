@@ -40,6 +40,7 @@ llvm::StringRef credit::builtinName(Builtin b) {
   case Builtin::Clamp: return "clamp";
   case Builtin::CastI8: return "i8";
   case Builtin::CastF32: return "f32";
+  case Builtin::Where: return "where";
   case Builtin::ScanSum: return "scan_sum";
   case Builtin::ScanMax: return "scan_max";
   case Builtin::ScanMin: return "scan_min";
@@ -56,10 +57,10 @@ namespace {
 const char *const kFunctionNames[] = {
     "sum",  "max",   "min",      "abs",      "exp",      "log",    "sqrt",     "rsqrt",
     "tanh", "sigmoid", "round",  "clamp",    "i8",       "f32",    "scan_sum", "scan_max",
-    "scan_min", "median", "quantile", "topk", "sort", "logsumexp", "f16", "bf16"};
+    "scan_min", "median", "quantile", "topk", "sort", "logsumexp", "where", "f16", "bf16"};
 
 bool isReservedName(llvm::StringRef n) {
-  if (n == "N" || n == "i")
+  if (n == "N" || n == "i" || n == "inf")
     return true;
   for (const char *f : kFunctionNames)
     if (n == f)
@@ -109,6 +110,9 @@ private:
                   llvm::StringRef what);
   bool checkExpr(Expr &e, const Ctx &ctx);
   bool checkCall(CallExpr &c, const Ctx &ctx);
+  /// An operand of arithmetic or of a comparison (`op`; 0: unary minus) must be
+  /// f32: i8 is an output type, a bool is selected with where().
+  bool requireArithmetic(const Expr &operand, llvm::SMLoc opLoc, char op = 0);
   const Symbol *resolve(llvm::StringRef name, llvm::SMLoc loc, const Ctx &ctx);
   std::vector<llvm::StringRef> visibleNames() const;
   bool containsReduction(const Expr &e) const;
@@ -128,7 +132,9 @@ Symbol *Sema::declare(Symbol::Kind kind, llvm::StringRef name, llvm::SMLoc loc, 
     if (name == "N")
       diags.error(loc, "'N' is the row width and cannot name " + what);
     else if (name == "i")
-      diags.error(loc, "'i' is the element index (x[i-1]) and cannot name " + what);
+      diags.error(loc, "'i' is the element index and cannot name " + what);
+    else if (name == "inf")
+      diags.error(loc, "'inf' is the infinity literal and cannot name " + what);
     else
       diags.error(loc, "'" + name + "' is a built-in function and cannot name " + what);
     return nullptr;
@@ -153,7 +159,8 @@ Symbol *Sema::declare(Symbol::Kind kind, llvm::StringRef name, llvm::SMLoc loc, 
 std::vector<llvm::StringRef> Sema::visibleNames() const {
   std::vector<llvm::StringRef> names;
   for (auto &s : syms.symbols)
-    if (s->kind != Symbol::Output && s->kind != Symbol::RowWidth)
+    // Not i: one letter is a near miss of every short name.
+    if (s->kind != Symbol::Output && s->kind != Symbol::RowWidth && s->kind != Symbol::ElementIndex)
       names.push_back(s->name);
   for (auto &e : laterNames)
     names.push_back(e.getKey());
@@ -164,16 +171,14 @@ std::vector<llvm::StringRef> Sema::visibleNames() const {
 const Symbol *Sema::resolve(llvm::StringRef name, llvm::SMLoc loc, const Ctx &ctx) {
   if (name == "N")
     return syms.rowWidth;
+  if (name == "i")
+    return syms.elementIndex;
   auto it = syms.byName.find(name);
   if (it == syms.byName.end()) {
     auto later = laterNames.find(name);
     if (later != laterNames.end()) {
       diags.error(loc, "'" + name + "' is used before its definition");
       diags.note(later->second.second, "'" + name + "' is defined here");
-      return nullptr;
-    }
-    if (name == "i") {
-      diags.error(loc, "the element index 'i' can only be used in neighbour access such as x[i-1]");
       return nullptr;
     }
     std::string hint = suggest(name, visibleNames());
@@ -248,6 +253,7 @@ bool Sema::checkExpr(Expr &e, const Ctx &ctx) {
     case Symbol::RowInput:
     case Symbol::BroadcastInput:
     case Symbol::ElemLet:
+    case Symbol::ElementIndex:
       n.level = Level::Element;
       break;
     case Symbol::Param:
@@ -281,13 +287,17 @@ bool Sema::checkExpr(Expr &e, const Ctx &ctx) {
     auto &u = llvm::cast<UnaryExpr>(e);
     if (!checkExpr(*u.operand, ctx))
       return false;
-    if (u.operand->type != ElemType::F32) {
-      diags.error(u.loc, "arithmetic on i8 values is not supported; i8 is an output type "
-                         "(convert with f32(...))");
+    if (u.op == '!') {
+      if (u.operand->type != ElemType::Bool) {
+        diags.error(u.loc, "'!' takes a bool (a comparison, '&&', '||'), not " +
+                               elemTypeName(u.operand->type) + "; compare it first, e.g. 'x != 0'");
+        return false;
+      }
+    } else if (!requireArithmetic(*u.operand, u.loc)) {
       return false;
     }
     u.level = u.operand->level;
-    u.type = ElemType::F32;
+    u.type = u.op == '!' ? ElemType::Bool : ElemType::F32;
     u.depth = u.operand->depth + 1;
     break;
   }
@@ -297,13 +307,18 @@ bool Sema::checkExpr(Expr &e, const Ctx &ctx) {
     bool okR = checkExpr(*b.rhs, ctx);
     if (!okL || !okR)
       return false;
-    if (b.lhs->type != ElemType::F32 || b.rhs->type != ElemType::F32) {
-      diags.error(b.loc, "arithmetic on i8 values is not supported; i8 is an output type "
-                         "(convert with f32(...))");
+    if (isLogicOp(b.op)) {
+      for (const Expr *x : {b.lhs.get(), b.rhs.get()})
+        if (x->type != ElemType::Bool) {
+          diags.error(b.loc, "'" + opSpelling(b.op) + "' takes bools (comparisons), not " +
+                                 elemTypeName(x->type) + "; compare it first, e.g. 'x != 0'");
+          return false;
+        }
+    } else if (!requireArithmetic(*b.lhs, b.loc, b.op) || !requireArithmetic(*b.rhs, b.loc, b.op)) {
       return false;
     }
     b.level = std::max(b.lhs->level, b.rhs->level);
-    b.type = ElemType::F32;
+    b.type = isComparisonOp(b.op) || isLogicOp(b.op) ? ElemType::Bool : ElemType::F32;
     b.depth = 1 + std::max(b.lhs->depth, b.rhs->depth);
     break;
   }
@@ -318,6 +333,19 @@ bool Sema::checkExpr(Expr &e, const Ctx &ctx) {
     return false;
   }
   return true;
+}
+
+bool Sema::requireArithmetic(const Expr &operand, llvm::SMLoc opLoc, char op) {
+  if (operand.type == ElemType::F32)
+    return true;
+  const std::string what = op ? "'" + opSpelling(op).str() + "'" : std::string("'-'");
+  if (operand.type == ElemType::Bool)
+    diags.error(opLoc, what + " takes f32 values, not a bool; select with where(c, 1, 0) or convert "
+                              "with f32(...)");
+  else
+    diags.error(opLoc, "arithmetic on i8 values is not supported; i8 is an output type "
+                       "(convert with f32(...))");
+  return false;
 }
 
 bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
@@ -345,6 +373,7 @@ bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
                                  .Case("topk", Builtin::TopK)
                                  .Case("sort", Builtin::Sort)
                                  .Case("logsumexp", Builtin::ReduceLogSumExp)
+                                 .Case("where", Builtin::Where)
                                  .Default(std::nullopt);
   if (!b) {
     if (c.callee == "f16" || c.callee == "bf16") {
@@ -370,6 +399,7 @@ bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
     want = 2;
     break;
   case Builtin::Clamp:
+  case Builtin::Where:
     want = 3;
     break;
   default:
@@ -425,7 +455,10 @@ bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
   auto requireF32 = [&](Expr &a) {
     if (a.type == ElemType::F32)
       return true;
-    diags.error(a.loc, "'" + c.callee + "' takes f32 values; convert with f32(...)");
+    diags.error(a.loc, "'" + c.callee + "' takes f32 values" +
+                           (a.type == ElemType::Bool ? ", not a bool; select with where(c, 1, 0) or convert"
+                                                     : "; convert") +
+                           " with f32(...)");
     return false;
   };
 
@@ -465,9 +498,24 @@ bool Sema::checkCall(CallExpr &c, const Ctx &ctx) {
     c.level = a0.level;
     c.type = ElemType::I8;
     return true;
-  case Builtin::CastF32:
+  case Builtin::CastF32: // i8 or bool (1 or 0) to f32
     c.level = a0.level;
     return true;
+  case Builtin::Where: {
+    if (a0.type != ElemType::Bool) {
+      diags.error(a0.loc, "the first argument of 'where' is a bool (a comparison, '&&', '||', '!'), "
+                          "not " + elemTypeName(a0.type).str());
+      return false;
+    }
+    Level lvl = a0.level;
+    for (size_t i = 1; i < 3; ++i) {
+      if (!requireF32(*c.args[i]))
+        return false;
+      lvl = std::max(lvl, c.args[i]->level);
+    }
+    c.level = lvl;
+    return true;
+  }
   case Builtin::ScanSum:
   case Builtin::ScanMax:
   case Builtin::ScanMin:
@@ -497,6 +545,11 @@ bool Sema::run() {
     rw->name = "N";
     syms.rowWidth = rw.get();
     syms.symbols.push_back(std::move(rw));
+    auto ix = std::make_unique<Symbol>();
+    ix->kind = Symbol::ElementIndex;
+    ix->name = "i";
+    syms.elementIndex = ix.get();
+    syms.symbols.push_back(std::move(ix));
   }
   // Collect every later definition (lets, statistics) so a use before its
   // definition gets a precise message.
@@ -594,6 +647,12 @@ bool Sema::run() {
           diags.error(a.loc, "statistic '" + a.name +
                                  "' does not reduce over the row; use sum(...), max(...) or "
                                  "min(...), or make it a 'let'");
+          ok = false;
+        } else if (a.value->type != ElemType::F32) {
+          diags.error(exprStart(*a.value), "statistic '" + a.name + "' is " +
+                                               elemTypeName(a.value->type) +
+                                               "; a statistic is f32 (make a bool a 'let', or "
+                                               "select with where(c, 1, 0))");
           ok = false;
         }
       }

@@ -22,7 +22,9 @@ struct Symbol; // Sema.h
 
 namespace credit::ast {
 
-enum class ElemType { F32, I8, F16, BF16 };
+/// Storage types, and Bool: the type of a comparison, `&&`, `||`, `!` (a value
+/// only, no input or output has it yet).
+enum class ElemType { F32, I8, F16, BF16, Bool };
 llvm::StringRef elemTypeName(ElemType t);
 unsigned elemTypeBytes(ElemType t);
 
@@ -76,7 +78,7 @@ public:
   UnaryExpr(llvm::SMLoc loc, char op, ExprPtr operand)
       : Expr(Unary, loc), op(op), operand(std::move(operand)) {}
   static bool classof(const Expr *e) { return e->kind == Unary; }
-  char op; // '-'
+  char op; // '-', or '!' (logical not)
   ExprPtr operand;
 };
 
@@ -85,9 +87,20 @@ public:
   BinaryExpr(llvm::SMLoc loc, char op, ExprPtr lhs, ExprPtr rhs)
       : Expr(Binary, loc), op(op), lhs(std::move(lhs)), rhs(std::move(rhs)) {}
   static bool classof(const Expr *e) { return e->kind == Binary; }
-  char op; // + - * /
+  /// + - * /; comparisons < > and 'l' (<=), 'g' (>=), '=' (==), '!' (!=);
+  /// logic '&' (&&), '|' (||).
+  char op;
   ExprPtr lhs, rhs;
 };
+
+/// The source spelling of a BinaryExpr or UnaryExpr operator ("<=", "&&", ...).
+llvm::StringRef opSpelling(char op);
+/// Whether `op` compares two f32 values into a bool.
+inline bool isComparisonOp(char op) {
+  return op == '<' || op == '>' || op == 'l' || op == 'g' || op == '=' || op == '!';
+}
+/// Whether `op` combines two bools (&&, ||).
+inline bool isLogicOp(char op) { return op == '&' || op == '|'; }
 
 /// Every call-shaped construct: reductions (sum max min with one argument),
 /// math (exp, max(a, b), clamp, ...), casts (i8(x), f32(x)), scans, selections.

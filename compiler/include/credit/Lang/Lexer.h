@@ -38,6 +38,16 @@ struct Token {
     Minus,
     Star,
     Slash,
+    // comparisons and logic
+    Less,
+    LessEq,
+    Greater,
+    GreaterEq,
+    EqEq,
+    NotEq,
+    AndAnd,
+    OrOr,
+    Bang,
   };
   Kind kind = Eof;
   llvm::StringRef text;

@@ -44,6 +44,8 @@ enum class Builtin {
   Clamp,
   CastI8,
   CastF32,
+  /// where(c, a, b): a where the bool c holds, else b.
+  Where,
   // Constructs that parse but make a workload unprofitable (rejected later).
   ScanSum,
   ScanMax,
@@ -60,7 +62,7 @@ bool isScan(Builtin b);
 llvm::StringRef builtinName(Builtin b);
 
 struct Symbol {
-  enum Kind { RowInput, BroadcastInput, ScalarInput, Param, Stat, RowLet, ElemLet, RowWidth, Output };
+  enum Kind { RowInput, BroadcastInput, ScalarInput, Param, Stat, RowLet, ElemLet, RowWidth, ElementIndex, Output };
   Kind kind;
   std::string name;
   llvm::SMLoc loc;
@@ -82,6 +84,7 @@ struct KernelSymbols {
   std::vector<std::unique_ptr<Symbol>> symbols;
   llvm::StringMap<Symbol *> byName;
   const Symbol *rowWidth = nullptr;
+  const Symbol *elementIndex = nullptr; // i: the element's column, an element-level f32
 };
 
 /// Checks `kernel` and annotates its expressions. Returns false on error

@@ -64,6 +64,7 @@ private:
   /// Applies a math builtin or an arithmetic operator to already-emitted operands.
   mlir::Value applyBuiltin(mlir::OpBuilder &ob, mlir::Location l, Builtin bi,
                            llvm::ArrayRef<mlir::Value> a);
+  mlir::Value applyUnary(mlir::OpBuilder &ob, mlir::Location l, char op, mlir::Value operand);
   mlir::Value applyBinary(mlir::OpBuilder &ob, mlir::Location l, char op, mlir::Value lhs,
                           mlir::Value rhs);
   llvm::SmallVector<mlir::Value> operandsFor(const llvm::SetVector<const Symbol *> &free);
@@ -78,6 +79,13 @@ private:
   llvm::DenseMap<const Symbol *, mlir::Value> values;
 };
 
+/// Lets whose expression an element region computes itself: element-level
+/// ones, and row-level bools (a region takes f32 and rows only; the comparison
+/// of its row-level operands is recomputed per element, which costs a compare).
+static bool inlinedInRegions(const Symbol *s) {
+  return s->kind == Symbol::ElemLet || (s->kind == Symbol::RowLet && s->type == ElemType::Bool);
+}
+
 void KernelLowering::collectFree(const Expr &e, llvm::SetVector<const Symbol *> &free,
                                  llvm::DenseSet<const Symbol *> &seenLets) {
   switch (e.kind) {
@@ -85,7 +93,9 @@ void KernelLowering::collectFree(const Expr &e, llvm::SetVector<const Symbol *> 
     return;
   case Expr::Name: {
     const Symbol *s = llvm::cast<NameExpr>(e).symbol;
-    if (s->kind == Symbol::ElemLet) {
+    if (s->kind == Symbol::ElementIndex) // made inside the region
+      return;
+    if (inlinedInRegions(s)) {
       if (seenLets.insert(s).second)
         collectFree(*s->value, free, seenLets);
       return;
@@ -129,9 +139,28 @@ KernelLowering::operandsFor(const llvm::SetVector<const Symbol *> &free) {
   return ops;
 }
 
+mlir::Value KernelLowering::applyUnary(mlir::OpBuilder &ob, mlir::Location l, char op,
+                                       mlir::Value operand) {
+  if (op == '!') // not c = c xor true
+    return ob.create<mlir::arith::XOrIOp>(
+        l, operand, ob.create<mlir::arith::ConstantOp>(l, ob.getBoolAttr(true)));
+  return ob.create<mlir::arith::NegFOp>(l, operand);
+}
+
 mlir::Value KernelLowering::applyBinary(mlir::OpBuilder &ob, mlir::Location l, char op,
                                         mlir::Value lhs, mlir::Value rhs) {
+  using P = mlir::arith::CmpFPredicate;
+  // C's comparisons: false when an operand is NaN, except '!=' (true).
+  auto cmp = [&](P p) { return ob.create<mlir::arith::CmpFOp>(l, p, lhs, rhs); };
   switch (op) {
+  case '<': return cmp(P::OLT);
+  case 'l': return cmp(P::OLE);
+  case '>': return cmp(P::OGT);
+  case 'g': return cmp(P::OGE);
+  case '=': return cmp(P::OEQ);
+  case '!': return cmp(P::UNE);
+  case '&': return ob.create<mlir::arith::AndIOp>(l, lhs, rhs);
+  case '|': return ob.create<mlir::arith::OrIOp>(l, lhs, rhs);
   case '+': return ob.create<mlir::arith::AddFOp>(l, lhs, rhs);
   case '-': return ob.create<mlir::arith::SubFOp>(l, lhs, rhs);
   case '*': return ob.create<mlir::arith::MulFOp>(l, lhs, rhs);
@@ -165,7 +194,11 @@ mlir::Value KernelLowering::applyBuiltin(mlir::OpBuilder &ob, mlir::Location l, 
   case Builtin::CastF32:
     if (a[0].getType().isInteger(8))
       return ob.create<arith::SIToFPOp>(l, ob.getF32Type(), a[0]);
+    if (a[0].getType().isInteger(1)) // true 1, false 0
+      return ob.create<arith::UIToFPOp>(l, ob.getF32Type(), a[0]);
     return a[0];
+  case Builtin::Where:
+    return ob.create<arith::SelectOp>(l, a[0], a[1], a[2]);
   case Builtin::ScanSum:
     return ob.create<cr::ScanOp>(l, cr::ScanKind::sum, a[0]);
   case Builtin::ScanMax:
@@ -187,7 +220,9 @@ mlir::Value KernelLowering::emitElem(const Expr &e, RegionScope &scope) {
     return constant(ob, l, llvm::cast<NumberExpr>(e).value);
   case Expr::Name: {
     const Symbol *s = llvm::cast<NameExpr>(e).symbol;
-    if (s->kind == Symbol::ElemLet) {
+    if (s->kind == Symbol::ElementIndex)
+      return ob.create<cr::IndexOp>(l, ob.getF32Type());
+    if (inlinedInRegions(s)) {
       auto it = scope.lets.find(s);
       if (it != scope.lets.end())
         return it->second;
@@ -204,8 +239,10 @@ mlir::Value KernelLowering::emitElem(const Expr &e, RegionScope &scope) {
       return arg;
     return ob.create<cr::NeighborOp>(l, arg, ix.offset);
   }
-  case Expr::Unary:
-    return ob.create<mlir::arith::NegFOp>(l, emitElem(*llvm::cast<UnaryExpr>(e).operand, scope));
+  case Expr::Unary: {
+    auto &u = llvm::cast<UnaryExpr>(e);
+    return applyUnary(ob, l, u.op, emitElem(*u.operand, scope));
+  }
   case Expr::Binary: {
     auto &bin = llvm::cast<BinaryExpr>(e);
     mlir::Value lhs = emitElem(*bin.lhs, scope);
@@ -274,8 +311,10 @@ mlir::Value KernelLowering::emitRow(const Expr &e) {
     return rowValue(llvm::cast<NameExpr>(e).symbol);
   case Expr::Index:
     llvm_unreachable("neighbour access is element-level");
-  case Expr::Unary:
-    return b.create<mlir::arith::NegFOp>(l, emitRow(*llvm::cast<UnaryExpr>(e).operand));
+  case Expr::Unary: {
+    auto &u = llvm::cast<UnaryExpr>(e);
+    return applyUnary(b, l, u.op, emitRow(*u.operand));
+  }
   case Expr::Binary: {
     auto &bin = llvm::cast<BinaryExpr>(e);
     mlir::Value lhs = emitRow(*bin.lhs);

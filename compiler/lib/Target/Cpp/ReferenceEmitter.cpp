@@ -64,6 +64,8 @@ mlir::LogicalResult ReferenceEmitter::emitOp(mlir::Operation &op, unsigned inden
       .Case<mlir::arith::ConstantOp>([&](auto c) {
         if (auto f = llvm::dyn_cast<mlir::FloatAttr>(c.getValue()))
           expr = literal(f.getValueAsDouble());
+        else if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue()); i && i.getType().isInteger(1))
+          expr = i.getValue().isOne() ? "true" : "false";
         else if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue()))
           expr = std::to_string(i.getInt());
         else
@@ -85,13 +87,42 @@ mlir::LogicalResult ReferenceEmitter::emitOp(mlir::Operation &op, unsigned inden
       .Case<mlir::math::RoundOp>([&](auto) { expr = "std::round(" + operand(0) + ")"; })
       .Case<mlir::arith::FPToSIOp>([&](auto) { expr = "credit_ref_to_i8(" + operand(0) + ")"; })
       .Case<mlir::arith::SIToFPOp>([&](auto) { expr = "double(" + operand(0) + ")"; })
+      .Case<mlir::arith::UIToFPOp>([&](auto) { expr = "double(" + operand(0) + ")"; })
+      .Case<cr::IndexOp>([&](auto) { expr = "double(i)"; }) // the element loops' column
+      .Case<mlir::arith::CmpFOp>([&](mlir::arith::CmpFOp c) {
+        using P = mlir::arith::CmpFPredicate;
+        const std::string a = operand(0), b = operand(1);
+        switch (c.getPredicate()) {
+        case P::OLT: expr = a + " < " + b; break;
+        case P::OLE: expr = a + " <= " + b; break;
+        case P::OGT: expr = a + " > " + b; break;
+        case P::OGE: expr = a + " >= " + b; break;
+        case P::OEQ: expr = a + " == " + b; break;
+        case P::UNE: expr = a + " != " + b; break;
+        case P::UGE: expr = "!(" + a + " < " + b + ")"; break;
+        case P::UGT: expr = "!(" + a + " <= " + b + ")"; break;
+        case P::ULE: expr = "!(" + a + " > " + b + ")"; break;
+        case P::ULT: expr = "!(" + a + " >= " + b + ")"; break;
+        case P::ONE: expr = "(" + a + " < " + b + " || " + a + " > " + b + ")"; break;
+        case P::UEQ: expr = "!(" + a + " < " + b + " || " + a + " > " + b + ")"; break;
+        case P::ORD: expr = "(" + a + " == " + a + " && " + b + " == " + b + ")"; break;
+        case P::UNO: expr = "(" + a + " != " + a + " || " + b + " != " + b + ")"; break;
+        case P::AlwaysTrue: expr = "true"; break;
+        case P::AlwaysFalse: expr = "false"; break;
+        }
+      })
+      .Case<mlir::arith::SelectOp>([&](auto) { expr = operand(0) + " ? " + operand(1) + " : " + operand(2); })
+      .Case<mlir::arith::AndIOp>([&](auto) { expr = operand(0) + " && " + operand(1); })
+      .Case<mlir::arith::OrIOp>([&](auto) { expr = operand(0) + " || " + operand(1); })
+      .Case<mlir::arith::XOrIOp>([&](auto) { expr = operand(0) + " != " + operand(1); })
       .Default([&](mlir::Operation *) { ok = false; });
   if (!ok)
     return op.emitError("the reference emitter does not support '")
            << op.getName() << "' (rejected workloads have no reference)";
   std::string v = fresh();
-  bool isInt = op.getResult(0).getType().isInteger(8);
-  os.indent(indent) << "const " << (isInt ? "int " : "double ") << v << " = " << expr << ";\n";
+  mlir::Type t = op.getResult(0).getType();
+  os.indent(indent) << "const " << (t.isInteger(8) ? "int " : t.isInteger(1) ? "bool " : "double ") << v
+                    << " = " << expr << ";\n";
   names[op.getResult(0)] = v;
   return mlir::success();
 }

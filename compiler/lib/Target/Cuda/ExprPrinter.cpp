@@ -78,13 +78,14 @@ const Call *findCall(Operation *op) {
 bool ExprPrinter::isExprOp(Operation *op) {
   return findCall(op) ||
          llvm::isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
-                   arith::ConstantOp, arith::FPToSIOp, arith::SIToFPOp>(op);
+                   arith::ConstantOp, arith::FPToSIOp, arith::SIToFPOp, arith::CmpFOp, arith::SelectOp,
+                   arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::UIToFPOp, mlir::credit::IndexOp>(op);
 }
 
 StringRef ExprPrinter::cudaType(Type t) {
   if (auto row = llvm::dyn_cast<mlir::credit::RowType>(t))
     t = row.getElementType();
-  return t.isInteger(8) ? "int8_t" : "float";
+  return t.isInteger(8) ? "int8_t" : t.isInteger(1) ? "bool" : "float";
 }
 
 ExprPrinter::ExprPrinter(ExprStyle style, NameSupply &names) : style(style), names(names) {
@@ -276,6 +277,66 @@ ExprPrinter::Printed ExprPrinter::printOp(Operation *op) {
         std::string a = print(op->getOperand(0)).text;
         return {cuda ? "static_cast<float>(" + a + ")" : "f32(" + a + ")", kAtom};
       })
+      .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> Printed {
+        // C's operators are the ordered predicates and '!='; an unordered one is
+        // the negation of the opposite ordered one (canonicalization makes them
+        // from '!').
+        using P = arith::CmpFPredicate;
+        auto negated = [&](const char *sym) -> Printed {
+          return {"!(" + binary(sym, kComparePrec).text + ")", 3};
+        };
+        Printed a = print(op->getOperand(0)), b = print(op->getOperand(1));
+        auto both = [&](const char *s1, const char *join, const char *s2) {
+          std::string x = paren(a, kComparePrec), y = paren(b, kComparePrec + 1);
+          return "(" + x + " " + s1 + " " + y + " " + join + " " + x + " " + s2 + " " + y + ")";
+        };
+        switch (c.getPredicate()) {
+        case P::OLT: return binary("<", kComparePrec);
+        case P::OLE: return binary("<=", kComparePrec);
+        case P::OGT: return binary(">", kComparePrec);
+        case P::OGE: return binary(">=", kComparePrec);
+        case P::OEQ: return binary("==", kComparePrec);
+        case P::UNE: return binary("!=", kComparePrec);
+        case P::UGE: return negated("<");
+        case P::UGT: return negated("<=");
+        case P::ULE: return negated(">");
+        case P::ULT: return negated(">=");
+        case P::ONE: return {both("<", "||", ">"), kAtom};
+        case P::UEQ: return {"!" + both("<", "||", ">"), 3};
+        case P::ORD: return {both("==", "&&", "=="), kAtom};
+        case P::UNO: return {both("!=", "||", "!="), kAtom};
+        case P::AlwaysTrue: return {"true", kAtom};
+        case P::AlwaysFalse: return {"false", kAtom};
+        }
+        return fail(op, "unknown comparison");
+      })
+      .Case<arith::SelectOp>([&](auto) -> Printed {
+        Printed c = print(op->getOperand(0)), a = print(op->getOperand(1)), b = print(op->getOperand(2));
+        if (!cuda)
+          return {"where(" + c.text + ", " + a.text + ", " + b.text + ")", kAtom};
+        return {paren(c, kOrPrec) + " ? " + paren(a, kOrPrec) + " : " + paren(b, kSelectPrec), kSelectPrec};
+      })
+      .Case<arith::AndIOp>([&](auto) { return binary("&&", kAndPrec); })
+      .Case<arith::OrIOp>([&](auto) { return binary("||", kOrPrec); })
+      .Case<arith::XOrIOp>([&](auto) -> Printed {
+        // !c is c xor true.
+        for (unsigned i = 0; i < 2; ++i)
+          if (auto k = op->getOperand(i).getDefiningOp<arith::ConstantOp>())
+            if (auto v = llvm::dyn_cast<IntegerAttr>(k.getValue()); v && v.getValue().isOne()) {
+              Printed x = print(op->getOperand(1 - i));
+              return {"!" + paren(x, 3), 3};
+            }
+        return binary("!=", kComparePrec);
+      })
+      .Case<mlir::credit::IndexOp>([&](auto) -> Printed {
+        return {cuda ? "e.index()" : "i", kAtom};
+      })
+      .Case<arith::UIToFPOp>([&](arith::UIToFPOp c) -> Printed {
+        if (!c.getIn().getType().isInteger(1) || !c.getType().isF32())
+          return fail(op, "only bool -> f32 conversions are supported");
+        std::string a = print(op->getOperand(0)).text;
+        return {cuda ? "static_cast<float>(" + a + ")" : "f32(" + a + ")", kAtom};
+      })
       .Case<arith::ConstantOp>([&](arith::ConstantOp c) -> Printed {
         if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue())) {
           if (!f.getType().isF32())
@@ -285,6 +346,8 @@ ExprPrinter::Printed ExprPrinter::printOp(Operation *op) {
           // A negative literal binds like a unary minus.
           return {s, s.rfind("-", 0) == 0 ? 3 : kAtom};
         }
+        if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()); i && i.getType().isInteger(1))
+          return {i.getValue().isOne() ? "true" : "false", kAtom};
         if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue())) {
           if (!i.getType().isInteger(8))
             return fail(op, "only i8 integer constants are supported");

@@ -103,11 +103,13 @@ public:
 
   /// The pure element/row-level ops the printer understands.
   static bool isExprOp(mlir::Operation *op);
-  /// The C++ type of a value ("float", "int8_t").
+  /// The C++ type of a value ("float", "int8_t", "bool").
   static llvm::StringRef cudaType(mlir::Type t);
 
 private:
   static constexpr int kAtom = 4;
+  // Below + - (1), * / (2) and unary (3), as in C: comparisons, &&, ||, ?:.
+  static constexpr int kComparePrec = 0, kAndPrec = -1, kOrPrec = -2, kSelectPrec = -3;
   /// Math style: a shared value longer than this gets a name of its own.
   static constexpr size_t kMathInlineLimit = 40;
   struct Printed {

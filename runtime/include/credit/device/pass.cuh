@@ -31,6 +31,10 @@ struct Element {
   int8_t (&oi)[K::NO][K::VEC];
   const typename K::Registers& regs;
   int it, u, vi;
+  unsigned col;  // the element's column in the row
+
+  // The column as f32 (the source's `i`): exact below 2^24 columns.
+  CREDIT_DEVICE float index() const { return static_cast<float>(col); }
 
   template <int i>
   CREDIT_DEVICE float in() const {
@@ -127,7 +131,7 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
     int8_t oi[K::NO][VEC];
 #pragma unroll
     for (int vi = 0; vi < VEC; ++vi) {
-      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi};
+      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi, static_cast<unsigned>(k.begin) + off + vi};
       K::W::pass(Pass<p>{}, e, row);
     }
     residency::materialize_all<p>(Indices<K::NK>{}, k, t, it, u, off, at, pbase);

@@ -778,6 +778,14 @@ static LogicalResult verifyInElementRegion(Operation *op) {
 LogicalResult ScanOp::verify() { return verifyInElementRegion(*this); }
 LogicalResult SortOp::verify() { return verifyInElementRegion(*this); }
 
+LogicalResult IndexOp::verify() {
+  Operation *parent = (*this)->getParentOp();
+  if (!parent || !isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(parent))
+    return emitOpError("must be directly inside a credit.reduce, credit.reduce_sumexp, "
+                       "credit.select or credit.apply region");
+  return success();
+}
+
 LogicalResult NeighborOp::verify() {
   Operation *parent = (*this)->getParentOp();
   if (!parent || !isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(parent))

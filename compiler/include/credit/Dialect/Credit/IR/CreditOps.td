@@ -537,6 +537,18 @@ def Credit_NeighborOp : Credit_Op<"neighbor", [
   let hasVerifier = 1;
 }
 
+def Credit_IndexOp : Credit_Op<"index", [Pure]> {
+  let summary = "the element's column in the row (0-based), as f32";
+  let description = [{
+    `%i = credit.index : f32` inside a reduce, reduce_sumexp, select or apply
+    region: the column of the element the region is evaluated at (the source's
+    `i`). Exact below 2^24 columns.
+  }];
+  let results = (outs F32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Credit_SortOp : Credit_Op<"sort", [Pure, SameOperandsAndResultType]> {
   let summary = "sort over the row (element regions only)";
   let description = [{ `%s = credit.sort %v : f32` }];
