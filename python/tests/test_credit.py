@@ -11,6 +11,7 @@ or a CUDA device.
 import concurrent.futures
 import glob
 import json
+import math
 import os
 import subprocess
 import sys
@@ -110,10 +111,28 @@ def ref_quant_int8(x):
     return torch.clamp(torch.round(x.double() / s.unsqueeze(-1)), -127, 127), s
 
 
+def _masked_softmax(x, keep):
+    m = torch.where(keep, x, torch.full_like(x, -math.inf)).amax(-1, keepdim=True)
+    e = torch.where(keep, torch.exp(x - m), torch.zeros_like(x))
+    return torch.where(keep, torch.exp(x - m) / e.sum(-1, keepdim=True), torch.zeros_like(x))
+
+
+def ref_threshold_softmax(x):
+    x = x.double()
+    return _masked_softmax(x, x > 0)
+
+
+def ref_causal_softmax(x, pos):
+    x, pos = _f64(x, pos)
+    cols = torch.arange(x.shape[-1], device=x.device, dtype=torch.float64)
+    return _masked_softmax(x, cols <= pos.unsqueeze(-1))
+
+
 REFERENCES = {
     "layernorm": ref_layernorm, "rmsnorm": ref_rmsnorm, "softmax": ref_softmax, "log_softmax": ref_log_softmax,
     "softmax_logits_bwd": ref_softmax_logits_bwd, "cross_entropy_bwd": ref_cross_entropy_bwd, "lars": ref_lars,
     "pearson_bwd": ref_pearson_bwd, "wvar_bwd": ref_wvar_bwd, "quant_int8": ref_quant_int8,
+    "threshold_softmax": ref_threshold_softmax, "causal_softmax": ref_causal_softmax,
 }
 # Inputs that must be positive for the reference to be well conditioned.
 POSITIVE = {("cross_entropy_bwd", "t"), ("wvar_bwd", "w")}

@@ -89,11 +89,27 @@ class Gen:
         if k < 0.87:
             return "%s(%s, %s)" % (r.choice(["max", "min"]), self.expr(elems, rows, depth - 1),
                                    self.expr(elems, rows, depth - 1))
+        if k < 0.9:
+            return "where(%s, %s, %s)" % (self.cond(elems, rows, depth - 1), self.expr(elems, rows, depth - 1),
+                                          self.expr(elems, rows, depth - 1))
         if k < 0.92:
             return "-" + self.expr(elems, rows, depth - 1)
         if k < 0.98:
             return "clamp(%s, -127, 127)" % self.expr(elems, rows, depth - 1)
         return "%s(%s)" % (r.choice(REJECTED_FNS), self.expr(elems, rows, depth - 1))
+
+    def cond(self, elems, rows, depth):
+        # A bool: a comparison (of values, i or inf), combined with && || !.
+        r = self.r
+        pool = elems + rows + ["i", "inf", "-inf"]
+        c = "%s %s %s" % (self.expr(elems, rows, depth) if r.random() < 0.5 else r.choice(pool),
+                          r.choice(["<", "<=", ">", ">=", "==", "!="]), r.choice(pool))
+        k = r.random()
+        if depth > 0 and k < 0.2:
+            return "%s %s %s" % (c, r.choice(["&&", "||"]), self.cond(elems, rows, depth - 1))
+        if k < 0.3:
+            return "!(%s)" % c
+        return c
 
     def program(self):
         r = self.r
@@ -152,7 +168,8 @@ class Gen:
 TOKENS = [b"kernel", b"in", b"out", b"param", b"stage", b"let", b"{", b"}", b"(", b")", b"=",
           b"+", b"-", b"*", b"/", b",", b":", b"f32", b"i8", b"[N]", b"N", b"#", b"//", b"\n",
           b"\r", b"\r\n", b"\t", b"\x00", b"\xff", b"\xc3\xa9", b"sum(", b"max(", b"1e-50", b"1e999",
-          b"3e38 * 10", b"0/0", b"INFINITY", b"NAN", b"INT_MAX", b"M_PI", b"((((((((((", b"))))))))))"]
+          b"3e38 * 10", b"0/0", b"INFINITY", b"NAN", b"INT_MAX", b"M_PI", b"((((((((((", b"))))))))))",
+          b"<", b"<=", b"==", b"!=", b">=", b"&&", b"||", b"!", b"&", b"where(", b"inf", b"-inf", b" i "]
 
 
 def mutate(data, rng, corpus):
