@@ -1,6 +1,7 @@
 """A generated file's data arguments (credit_<kernel>_signature()): ``name:in|out:kind:elem``
 joined by ``;``; kind is row ([..., N]), broadcast ([N], shared by every row) or scalar
-(one per row, [...])."""
+(one per row, [...]); elem is f32, bf16 or f16 (torch.float32, torch.bfloat16,
+torch.float16; per-row arguments f32), or i8 (torch.int8, outputs only)."""
 
 from collections import namedtuple
 

@@ -24,6 +24,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "python"))
 
 import credit  # noqa: E402
+from credit._signature import ELEM_DTYPES  # noqa: E402
 
 try:
     import torch
@@ -128,14 +129,36 @@ def ref_causal_softmax(x, pos):
     return _masked_softmax(x, cols <= pos.unsqueeze(-1))
 
 
+def ref_rmsnorm_bf16(x, gamma):
+    x, gamma = _f64(x, gamma)
+    r = torch.rsqrt((x * x).mean(-1) + 1e-6)
+    return x * r.unsqueeze(-1) * gamma, r
+
+
+def ref_rmsnorm_bwd_bf16(x, dy, gamma, rstd):
+    x, dy, gamma, rstd = _f64(x, dy, gamma, rstd)
+    r = rstd.unsqueeze(-1)
+    c = (dy * gamma * x).mean(-1, keepdim=True)
+    return r * (dy * gamma - x * (r * r * c))
+
+
+def ref_layernorm_f16(x, gamma, beta):
+    x, gamma, beta = _f64(x, gamma, beta)
+    mean = x.mean(-1)
+    rstd = torch.rsqrt(((x - mean.unsqueeze(-1)) ** 2).mean(-1) + 1e-5)
+    return (x - mean.unsqueeze(-1)) * rstd.unsqueeze(-1) * gamma + beta, mean, rstd
+
+
 REFERENCES = {
     "layernorm": ref_layernorm, "rmsnorm": ref_rmsnorm, "softmax": ref_softmax, "log_softmax": ref_log_softmax,
     "softmax_logits_bwd": ref_softmax_logits_bwd, "cross_entropy_bwd": ref_cross_entropy_bwd, "lars": ref_lars,
     "pearson_bwd": ref_pearson_bwd, "wvar_bwd": ref_wvar_bwd, "quant_int8": ref_quant_int8,
     "threshold_softmax": ref_threshold_softmax, "causal_softmax": ref_causal_softmax,
+    "rmsnorm_bf16": ref_rmsnorm_bf16, "rmsnorm_bwd_bf16": ref_rmsnorm_bwd_bf16, "layernorm_f16": ref_layernorm_f16,
+    "softmax_bf16": ref_softmax,
 }
 # Inputs that must be positive for the reference to be well conditioned.
-POSITIVE = {("cross_entropy_bwd", "t"), ("wvar_bwd", "w")}
+POSITIVE = {("cross_entropy_bwd", "t"), ("wvar_bwd", "w"), ("rmsnorm_bwd_bf16", "rstd")}
 
 
 def make_inputs(kernel, shape, seed=0):
@@ -144,10 +167,16 @@ def make_inputs(kernel, shape, seed=0):
     for a in kernel.inputs:
         s = shape if a.kind == "row" else (shape[-1],) if a.kind == "broadcast" else shape[:-1]
         if (kernel.name, a.name) in POSITIVE:
-            out.append(torch.rand(s, device="cuda", generator=gen) + 0.5)
+            t = torch.rand(s, device="cuda", generator=gen) + 0.5
         else:
-            out.append(torch.randn(s, device="cuda", generator=gen))
+            t = torch.randn(s, device="cuda", generator=gen)
+        out.append(t.to(getattr(torch, ELEM_DTYPES[a.elem])))
     return out
+
+
+# Per output type: a 16-bit output is rounded once at the store, a relative error of
+# at most 2^-9 (bf16) or 2^-11 (f16) on top of the f32 arithmetic's.
+RTOL = {torch.float32: 1e-3, torch.bfloat16: 8e-3, torch.float16: 2e-3} if torch else {}
 
 
 def assert_matches(kernel, outputs, reference, what=""):
@@ -162,7 +191,7 @@ def assert_matches(kernel, outputs, reference, what=""):
             assert err <= 1, "%s %s %s: int8 off by %s" % (kernel.name, a.name, what, err)
             continue
         scale = max(r.abs().max().item(), 1e-30)
-        torch.testing.assert_close(o.double(), r, rtol=1e-3, atol=2e-5 * scale,
+        torch.testing.assert_close(o.double(), r, rtol=RTOL[o.dtype], atol=2e-5 * scale,
                                    msg=lambda m: "%s %s %s: %s" % (kernel.name, a.name, what, m))
 
 

@@ -1,6 +1,9 @@
 #include "credit/runtime/Baseline.h"
 #include "credit/runtime/Model.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <random>
 #include <sstream>
 
@@ -18,15 +21,19 @@ bool parseKernelSignature(const std::string& signature, std::vector<KernelArg>& 
     std::string part;
     while (std::getline(is, part, ':')) f.push_back(part);
     if (f.size() != 4 || f[0].empty() || (f[1] != "in" && f[1] != "out") ||
-        (f[2] != "row" && f[2] != "broadcast" && f[2] != "scalar") || (f[3] != "f32" && f[3] != "i8")) {
-      error = "malformed signature entry '" + item + "' (expected name:in|out:row|broadcast|scalar:f32|i8)";
+        (f[2] != "row" && f[2] != "broadcast" && f[2] != "scalar") ||
+        (f[3] != "f32" && f[3] != "bf16" && f[3] != "f16" && f[3] != "i8")) {
+      error = "malformed signature entry '" + item +
+              "' (expected name:in|out:row|broadcast|scalar:f32|bf16|f16|i8)";
       return false;
     }
     KernelArg a;
     a.name = f[0];
     a.input = f[1] == "in";
     a.kind = f[2] == "row" ? KernelArg::Row : f[2] == "broadcast" ? KernelArg::Broadcast : KernelArg::Scalar;
-    a.elemBytes = f[3] == "i8" ? 1 : 4;
+    a.type = f[3] == "i8" ? KernelArg::I8 : f[3] == "bf16" ? KernelArg::BF16 : f[3] == "f16" ? KernelArg::F16
+                                                                                             : KernelArg::F32;
+    a.elemBytes = a.type == KernelArg::I8 ? 1 : a.type == KernelArg::F32 ? 4 : 2;
     out.push_back(a);
   }
   if (out.empty()) {
@@ -137,7 +144,15 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
     if (a.input) {
       std::vector<float> host(static_cast<std::size_t>(count));
       for (float& v : host) v = dist(rng);
-      if (!(out.status = rt.copyToDevice(ptrs[i], host.data(), bytes)).ok()) return out;
+      if (a.type == KernelArg::BF16 || a.type == KernelArg::F16) {  // the values rounded to the storage type
+        std::vector<unsigned short> bits(host.size());
+        for (std::size_t e = 0; e < host.size(); ++e)
+          bits[e] = a.type == KernelArg::BF16 ? __bfloat16_as_ushort(__float2bfloat16_rn(host[e]))
+                                              : __half_as_ushort(__float2half_rn(host[e]));
+        if (!(out.status = rt.copyToDevice(ptrs[i], bits.data(), bytes)).ok()) return out;
+      } else if (!(out.status = rt.copyToDevice(ptrs[i], host.data(), bytes)).ok()) {
+        return out;
+      }
     }
   }
   long long M = q.M;

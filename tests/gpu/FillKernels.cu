@@ -1,7 +1,10 @@
 // Device-side helpers of the GPU tests: fresh random inputs (a counter-based
-// hash, so filling gigabytes costs milliseconds) and a count of output words
-// still holding the poison pattern (= never written).
+// hash, so filling gigabytes costs milliseconds; 16-bit inputs hold the value
+// rounded to nearest even) and a count of output elements still holding the
+// poison pattern (= never written).
 #include <cstdint>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 namespace {
@@ -19,6 +22,27 @@ __global__ void fillUniformKernel(float *p, size_t n, uint64_t seed, float lo, f
     float u = (h >> 40) * (1.0f / 16777216.0f); // [0, 1)
     p[i] = lo + (hi - lo) * u;
   }
+}
+
+// The f32 fill's values, rounded to bf16 (bf16 true) or f16.
+__global__ void fillUniform16Kernel(unsigned short *p, size_t n, uint64_t seed, float lo, float hi, bool bf16) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t h = splitmix64(seed ^ (i * 0xD1B54A32D192ED03ull));
+    float u = (h >> 40) * (1.0f / 16777216.0f); // [0, 1)
+    const float v = lo + (hi - lo) * u;
+    p[i] = bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(v)) : __half_as_ushort(__float2half_rn(v));
+  }
+}
+
+__global__ void countPoisonHalvesKernel(const uint16_t *halves, size_t n, uint16_t poison,
+                                        unsigned long long *count) {
+  unsigned long long local = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    local += halves[i] == poison;
+  if (local)
+    atomicAdd(count, local);
 }
 
 __global__ void countPoisonKernel(const uint32_t *words, size_t n, uint32_t poison,
@@ -49,14 +73,25 @@ cudaError_t creditTestFillUniform(float *p, size_t n, uint64_t seed, float lo, f
   return cudaGetLastError();
 }
 
-cudaError_t creditTestCountPoison(const void *p, size_t bytes, bool byteWise, unsigned long long *out) {
+cudaError_t creditTestFillUniform16(void *p, size_t n, uint64_t seed, float lo, float hi, bool bf16) {
+  if (n == 0)
+    return cudaSuccess;
+  fillUniform16Kernel<<<1024, 256>>>(static_cast<unsigned short *>(p), n, seed, lo, hi, bf16);
+  return cudaGetLastError();
+}
+
+// Elements of `elemBytes` (1: i8, poison 0x80; 2: bf16/f16, 0xFFFF, a NaN no
+// rounding yields; 4: f32, 0xFFFFFFFF) still holding the poison.
+cudaError_t creditTestCountPoisonElems(const void *p, size_t bytes, int elemBytes, unsigned long long *out) {
   unsigned long long *d = nullptr;
   cudaError_t err = cudaMalloc(&d, sizeof(*d));
   if (err != cudaSuccess)
     return err;
   cudaMemset(d, 0, sizeof(*d));
-  if (byteWise)
+  if (elemBytes == 1)
     countPoisonBytesKernel<<<1024, 256>>>(static_cast<const uint8_t *>(p), bytes, 0x80, d);
+  else if (elemBytes == 2)
+    countPoisonHalvesKernel<<<1024, 256>>>(static_cast<const uint16_t *>(p), bytes / 2, 0xFFFFu, d);
   else
     countPoisonKernel<<<1024, 256>>>(static_cast<const uint32_t *>(p), bytes / 4, 0xFFFFFFFFu, d);
   err = cudaMemcpy(out, d, sizeof(*out), cudaMemcpyDeviceToHost);

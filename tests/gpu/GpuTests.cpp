@@ -1,12 +1,13 @@
 // GPU correctness of every generated kernel variant against the float64
 // reference that creditc derives from the same IR (--emit=reference).
 //
-// For each workload, N and M: fresh random inputs (seed printed on failure),
-// outputs poisoned before every launch, every variant and legal cluster size
-// launched through the generated launch API, then
-//   - no output word still holds the poison (every element written),
-//   - f32 outputs: ||out - ref|| / ||ref|| <= 1e-5 over the checked rows
-//     (NaN exactly where the reference is NaN),
+// For each workload, N and M: fresh random inputs (seed printed on failure; bf16
+// and f16 inputs are random values rounded to their type, which the reference gets
+// exactly), outputs poisoned before every launch, every variant and legal cluster
+// size launched through the generated launch API, then
+//   - no output element still holds the poison (every element written),
+//   - f32 outputs: ||out - ref|| / ||ref|| <= 1e-5 over the checked rows, bf16
+//     outputs <= 1e-2, f16 outputs <= 2e-3 (NaN exactly where the reference is NaN),
 //   - i8 outputs: exact, except rounding ties of x/s (|diff| = 1, at most
 //     1 in 10^4 elements), since the kernel divides in f32 and the reference in f64.
 // Rows checked: all when M <= 64, otherwise 16 rows (first, second, middle,
@@ -35,6 +36,8 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,7 +53,8 @@
 #include <vector>
 
 cudaError_t creditTestFillUniform(float *p, size_t n, uint64_t seed, float lo, float hi);
-cudaError_t creditTestCountPoison(const void *p, size_t bytes, bool byteWise, unsigned long long *out);
+cudaError_t creditTestFillUniform16(void *p, size_t n, uint64_t seed, float lo, float hi, bool bf16);
+cudaError_t creditTestCountPoisonElems(const void *p, size_t bytes, int elemBytes, unsigned long long *out);
 
 using LaunchFn = int (*)(const char *variant, void *const *args, long long M, long long N, int P,
                          int protocol, cudaStream_t stream);
@@ -124,16 +128,27 @@ const Workload kWorkloads[] = {
 #undef CREDIT_WORKLOAD
 };
 
-/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar:f32|i8".
+/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar:f32|bf16|f16|i8".
 struct Arg {
   std::string name;
   bool input = true;
   enum Kind { Row, Broadcast, Scalar } kind = Row;
-  bool i8 = false;
+  enum Type { F32, I8, BF16, F16 } type = F32;
   size_t count(long long M, long long N) const {
     return kind == Row ? size_t(M) * size_t(N) : kind == Broadcast ? size_t(N) : size_t(M);
   }
-  size_t elemBytes() const { return i8 ? 1 : 4; }
+  size_t elemBytes() const { return type == I8 ? 1 : type == F32 ? 4 : 2; }
+  bool is16() const { return type == BF16 || type == F16; }
+  // The relative L2 error allowed: f32 the arithmetic's against float64; a bf16 (f16)
+  // output adds one rounding at the store, 8 (11) significand bits: <= 2^-9 (2^-11) relative.
+  double tolerance() const { return type == BF16 ? 1e-2 : type == F16 ? 2e-3 : 1e-5; }
+  // A 16-bit element's value (exact in f32), and a value rounded to nearest even.
+  float from16(uint16_t bits) const {
+    return type == BF16 ? __bfloat162float(__ushort_as_bfloat16(bits)) : __half2float(__ushort_as_half(bits));
+  }
+  uint16_t to16(float v) const {
+    return type == BF16 ? __bfloat16_as_ushort(__float2bfloat16_rn(v)) : __half_as_ushort(__float2half_rn(v));
+  }
 };
 
 std::vector<Arg> parseSignature(const std::string &sig) {
@@ -148,16 +163,32 @@ std::vector<Arg> parseSignature(const std::string &sig) {
     std::string part;
     while (std::getline(is, part, ':'))
       f.push_back(part);
+    INFO("signature entry " << item);
     REQUIRE(f.size() == 4);
+    REQUIRE((f[3] == "f32" || f[3] == "bf16" || f[3] == "f16" || f[3] == "i8"));
     Arg a;
     a.name = f[0];
     a.input = f[1] == "in";
     a.kind = f[2] == "row" ? Arg::Row : f[2] == "broadcast" ? Arg::Broadcast : Arg::Scalar;
-    a.i8 = f[3] == "i8";
+    a.type = f[3] == "i8" ? Arg::I8 : f[3] == "bf16" ? Arg::BF16 : f[3] == "f16" ? Arg::F16 : Arg::F32;
     args.push_back(a);
   }
   return args;
 }
+
+/// Input `a`: U(lo, hi) (16-bit types: rounded to nearest even), [0.5, 1.5) where
+/// `positive`, else [-1, 1).
+cudaError_t fillInput(const Arg &a, void *p, size_t n, uint64_t seed, bool positive) {
+  const float lo = positive ? 0.5f : -1.0f, hi = positive ? 1.5f : 1.0f;
+  if (a.is16())
+    return creditTestFillUniform16(p, n, seed, lo, hi, a.type == Arg::BF16);
+  return creditTestFillUniform(static_cast<float *>(p), n, seed, lo, hi);
+}
+
+/// The byte outputs are filled with before a launch: i8 0x80 (-128: outputs are
+/// clamped to [-127, 127]), else 0xFF (f32 0xFFFFFFFF, bf16 / f16 0xFFFF: NaNs that
+/// no store rounds to).
+int poisonByte(const Arg &a) { return a.type == Arg::I8 ? 0x80 : 0xFF; }
 
 std::string gpuUnavailableReason() {
   int n = 0;
@@ -216,9 +247,7 @@ public:
       if (!a.input)
         continue;
       bool positive = std::string(w.name) == "wvar_bwd" && a.name == "w";
-      REQUIRE(creditTestFillUniform(static_cast<float *>(device[i]), a.count(M, N), seed + 7919 * i,
-                                    positive ? 0.5f : -1.0f, positive ? 1.5f : 1.0f) ==
-              cudaSuccess);
+      REQUIRE(fillInput(a, device[i], a.count(M, N), seed + 7919 * i, positive) == cudaSuccess);
     }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     chooseRows(seed);
@@ -234,7 +263,7 @@ public:
     INFO(w.name << " M=" << M << " N=" << N << " " << c.label());
     for (size_t i = 0; i < args.size(); ++i)
       if (!args[i].input)
-        REQUIRE(cudaMemset(device[i], args[i].i8 ? 0x80 : 0xFF, args[i].count(M, N) * args[i].elemBytes()) ==
+        REQUIRE(cudaMemset(device[i], poisonByte(args[i]), args[i].count(M, N) * args[i].elemBytes()) ==
                 cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 #ifndef CREDIT_GPU_TESTS_NO_DISPATCH
@@ -263,8 +292,8 @@ public:
       if (a.input)
         continue;
       unsigned long long poisoned = 0;
-      REQUIRE(creditTestCountPoison(device[i], a.count(M, N) * a.elemBytes(), a.i8, &poisoned) ==
-              cudaSuccess);
+      REQUIRE(creditTestCountPoisonElems(device[i], a.count(M, N) * a.elemBytes(), int(a.elemBytes()),
+                                         &poisoned) == cudaSuccess);
       INFO("output " << a.name << ": " << poisoned << " elements never written");
       CHECK(poisoned == 0);
       ok &= poisoned == 0;
@@ -283,11 +312,19 @@ public:
     for (size_t i = 0; i < args.size(); ++i) {
       if (!args[i].input || args[i].kind != Arg::Row || args[i].name != name)
         continue;
+      const Arg &a = args[i];
       std::vector<float> h(static_cast<size_t>(N));
       for (long long e = 0; e < N; ++e)
         h[size_t(e)] = values(e);
-      REQUIRE(cudaMemcpy(static_cast<float *>(device[i]) + row * N, h.data(), size_t(N) * 4,
-                         cudaMemcpyHostToDevice) == cudaSuccess);
+      char *dst = static_cast<char *>(device[i]) + size_t(row) * size_t(N) * a.elemBytes();
+      if (a.is16()) {
+        std::vector<uint16_t> bits(h.size());
+        for (size_t e = 0; e < h.size(); ++e)
+          bits[e] = a.to16(h[e]);
+        REQUIRE(cudaMemcpy(dst, bits.data(), size_t(N) * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+      } else {
+        REQUIRE(cudaMemcpy(dst, h.data(), size_t(N) * 4, cudaMemcpyHostToDevice) == cudaSuccess);
+      }
       return true;
     }
     return false;
@@ -323,16 +360,16 @@ private:
         auto &h = hostIn[i];
         if (a.kind == Arg::Broadcast) {
           h.resize(size_t(N));
-          REQUIRE(cudaMemcpy(h.data(), device[i], size_t(N) * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+          readInput(a, device[i], size_t(N), h.data());
         } else {
           size_t per = a.kind == Arg::Row ? size_t(N) : 1;
           h.resize(rows.size() * per);
           for (size_t r = 0; r < rows.size(); ++r)
-            REQUIRE(cudaMemcpy(h.data() + r * per, static_cast<float *>(device[i]) + rows[r] * per,
-                               per * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+            readInput(a, static_cast<const char *>(device[i]) + size_t(rows[r]) * per * a.elemBytes(), per,
+                      h.data() + r * per);
         }
         refArgs[i] = h.data();
-      } else if (a.i8) {
+      } else if (a.type == Arg::I8) {
         refI8[i].resize(a.count(R, N));
         refArgs[i] = refI8[i].data();
       } else {
@@ -348,16 +385,23 @@ private:
     size_t per = a.kind == Arg::Row ? size_t(N) : 1;
     std::vector<float> gotF;
     std::vector<int8_t> gotI;
-    if (a.i8)
+    std::vector<uint16_t> got16;
+    if (a.type == Arg::I8)
       gotI.resize(rows.size() * per);
     else
       gotF.resize(rows.size() * per);
+    if (a.is16())
+      got16.resize(rows.size() * per);
     for (size_t r = 0; r < rows.size(); ++r) {
       char *src = static_cast<char *>(device[i]) + size_t(rows[r]) * per * a.elemBytes();
-      void *dst = a.i8 ? static_cast<void *>(gotI.data() + r * per) : static_cast<void *>(gotF.data() + r * per);
+      void *dst = a.type == Arg::I8 ? static_cast<void *>(gotI.data() + r * per)
+                  : a.is16()        ? static_cast<void *>(got16.data() + r * per)
+                                    : static_cast<void *>(gotF.data() + r * per);
       REQUIRE(cudaMemcpy(dst, src, per * a.elemBytes(), cudaMemcpyDeviceToHost) == cudaSuccess);
     }
-    if (a.i8) {
+    for (size_t e = 0; e < got16.size(); ++e)
+      gotF[e] = a.from16(got16[e]);
+    if (a.type == Arg::I8) {
       size_t mismatches = 0, bad = 0;
       for (size_t e = 0; e < gotI.size(); ++e) {
         int d = std::abs(int(gotI[e]) - int(refI8[i][e]));
@@ -388,12 +432,26 @@ private:
       maxAbs = std::max(maxAbs, std::fabs(got - ref));
     }
     double rel = den > 0 ? std::sqrt(num / den) : maxAbs;
-    INFO("output " << a.name << ": relative L2 error " << rel << ", max abs error " << maxAbs
-                   << ", NaN mismatches " << nanMismatch << ", infinity mismatches " << infMismatch);
+    INFO("output " << a.name << ": relative L2 error " << rel << " (allowed " << a.tolerance()
+                   << "), max abs error " << maxAbs << ", NaN mismatches " << nanMismatch
+                   << ", infinity mismatches " << infMismatch);
     CHECK(nanMismatch == 0);
     CHECK(infMismatch == 0);
-    CHECK(rel <= 1e-5);
-    return nanMismatch == 0 && infMismatch == 0 && rel <= 1e-5;
+    CHECK(rel <= a.tolerance());
+    return nanMismatch == 0 && infMismatch == 0 && rel <= a.tolerance();
+  }
+
+  /// `n` elements of input `a` at `src` as floats (16-bit ones widened, exactly: the
+  /// reference's inputs are f32).
+  static void readInput(const Arg &a, const void *src, size_t n, float *dst) {
+    if (!a.is16()) {
+      REQUIRE(cudaMemcpy(dst, src, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+      return;
+    }
+    std::vector<uint16_t> bits(n);
+    REQUIRE(cudaMemcpy(bits.data(), src, n * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t e = 0; e < n; ++e)
+      dst[e] = a.from16(bits[e]);
   }
 
   const Workload &w;
@@ -552,14 +610,13 @@ TEST_CASE("persistent form: claimed rows give the static rows' bits, launch afte
       if (args[i].input) {
         REQUIRE(cudaMalloc(&inputs[i], bytes) == cudaSuccess);
         const bool positive = std::string(w.name) == "wvar_bwd" && args[i].name == "w";
-        REQUIRE(creditTestFillUniform(static_cast<float *>(inputs[i]), args[i].count(M, N), 1234 + 7919 * i,
-                                      positive ? 0.5f : -1.0f, positive ? 1.5f : 1.0f) == cudaSuccess);
+        REQUIRE(fillInput(args[i], inputs[i], args[i].count(M, N), 1234 + 7919 * i, positive) == cudaSuccess);
         for (auto &set : sets)
           set[i] = inputs[i];
       } else {
         for (auto &set : sets) {
           REQUIRE(cudaMalloc(&set[i], bytes) == cudaSuccess);
-          REQUIRE(cudaMemset(set[i], args[i].i8 ? 0x80 : 0xFF, bytes) == cudaSuccess);
+          REQUIRE(cudaMemset(set[i], poisonByte(args[i]), bytes) == cudaSuccess);
         }
       }
     }
@@ -595,7 +652,7 @@ TEST_CASE("persistent form: claimed rows give the static rows' bits, launch afte
         continue;
       const size_t bytes = args[i].count(M, N) * args[i].elemBytes();
       unsigned long long poisoned = 0;
-      REQUIRE(creditTestCountPoison(sets[0][i], bytes, args[i].i8, &poisoned) == cudaSuccess);
+      REQUIRE(creditTestCountPoisonElems(sets[0][i], bytes, int(args[i].elemBytes()), &poisoned) == cudaSuccess);
       INFO("output " << args[i].name << " of the static rows: " << poisoned << " elements never written");
       CHECK(poisoned == 0);
       std::vector<unsigned char> expected(bytes), got(bytes);
@@ -693,7 +750,7 @@ TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
     std::vector<Arg> args = parseSignature(w.signature());
     std::vector<void *> null(args.size(), nullptr);
     CHECK(w.launch("reread", null.data(), 4, 1024, 1, 0, nullptr) == 1); // NullPointer
-    // A misaligned pointer (f32 needs 4-byte alignment).
+    // A misaligned pointer (f32 needs 4-byte alignment, bf16 and f16 2-byte).
     std::vector<void *> bufs;
     for (const Arg &a : args) {
       void *p = nullptr;

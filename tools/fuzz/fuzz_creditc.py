@@ -44,7 +44,7 @@ SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSa
 # ---------------------------------------------------------------- grammar ----
 UNARY = ["abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "round", "f32"]
 REDUCE = ["sum", "max", "min", "logsumexp"]
-REJECTED_FNS = ["scan_sum", "median", "sort", "topk", "quantile", "i8", "f16", "bf16", "clamp"]
+REJECTED_FNS = ["scan_sum", "median", "sort", "topk", "quantile", "i8", "f16", "bf16", "u8", "i64", "clamp"]
 ODD_NAMES = ["INFINITY", "NAN", "INT_MAX", "M_PI", "errno", "linux", "stdout", "float", "int",
              "Row", "e", "r", "M", "kStages", "credit_x", "cudaFoo", "x_", "main", "threadIdx",
              "__x", "_Y", "assert", "NULL", "EOF", "signbit", "N2", "i8x", "complex", "and"]
@@ -119,7 +119,15 @@ class Gen:
         ins = [self.name(used) for _ in range(r.randint(1, 4))]
         bcast = [i for i in ins[1:] if r.random() < 0.3]
         for i in ins:
-            lines.append("  in %s: f32%s" % (i, "[N]" if i not in bcast or r.random() < 0.1 else "[N]"))
+            elem = r.choice(["f32"] * 6 + ["bf16", "f16", "u8", "i8"])
+            lines.append("  in %s: %s[N]%s" % (i, elem, " broadcast" if i in bcast else ""))
+        # Sometimes a per-row class index and a mask.
+        index = self.name(used) if r.random() < 0.2 else None
+        if index:
+            lines.append("  in %s: %s" % (index, r.choice(["i32", "i64", "f32"])))
+        mask = self.name(used) if r.random() < 0.2 else None
+        if mask:
+            lines.append("  in %s: bool[N]" % mask)
         params = [self.name(used) for _ in range(r.randint(0, 2))]
         for p in params:
             lines.append("  param %s: f32 = %s" % (p, r.choice(NUMBERS[:9] if r.random() < 0.95 else NUMBERS)))
@@ -127,8 +135,9 @@ class Gen:
         i8 = set(o for o in outs if r.random() < 0.15)
         rowouts = set(o for o in outs if o not in i8 and r.random() < 0.15)
         for o in outs:
-            lines.append("  out %s: %s" % (o, "i8[N]" if o in i8 else "f32" if o in rowouts else "f32[N]"))
-        elems, rows = list(ins), list(params)
+            lines.append("  out %s: %s" % (o, "i8[N]" if o in i8 else "f32" if o in rowouts
+                                            else r.choice(["f32"] * 4 + ["bf16", "f16"]) + "[N]"))
+        elems, rows = list(ins), list(params) + ([index] if index else [])
         for _ in range(r.randint(0, 4) if r.random() < 0.15 else r.randint(1, 3)):
             stats = []
             for _ in range(r.randint(1, 2)):
@@ -158,6 +167,8 @@ class Gen:
                 e = self.expr(elems, rows, 3)
                 if r.random() < 0.7:
                     e = "%s * (%s)" % (r.choice(ins), e)
+                if mask and r.random() < 0.6:
+                    e = "where(%s, %s, 0)" % (mask, e)
                 lines.append("  %s = %s" % (o, "i8(clamp(round(%s), -127, 127))" % e if o in i8 else e))
         lines.append("}")
         text = "\n".join(lines) + "\n"
@@ -166,7 +177,7 @@ class Gen:
 
 # ---------------------------------------------------------------- mutator ----
 TOKENS = [b"kernel", b"in", b"out", b"param", b"stage", b"let", b"{", b"}", b"(", b")", b"=",
-          b"+", b"-", b"*", b"/", b",", b":", b"f32", b"i8", b"[N]", b"N", b"#", b"//", b"\n",
+          b"+", b"-", b"*", b"/", b",", b":", b"f32", b"i8", b"bf16", b"f16", b"u8", b"bool", b"i32", b"i64", b"[N]", b"N", b"#", b"//", b"\n",
           b"\r", b"\r\n", b"\t", b"\x00", b"\xff", b"\xc3\xa9", b"sum(", b"max(", b"1e-50", b"1e999",
           b"3e38 * 10", b"0/0", b"INFINITY", b"NAN", b"INT_MAX", b"M_PI", b"((((((((((", b"))))))))))",
           b"<", b"<=", b"==", b"!=", b">=", b"&&", b"||", b"!", b"&", b"where(", b"inf", b"-inf", b" i "]

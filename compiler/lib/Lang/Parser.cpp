@@ -17,6 +17,9 @@ llvm::StringRef ast::elemTypeName(ElemType t) {
   case ElemType::F16: return "f16";
   case ElemType::BF16: return "bf16";
   case ElemType::Bool: return "bool";
+  case ElemType::U8: return "u8";
+  case ElemType::I32: return "i32";
+  case ElemType::I64: return "i64";
   }
   return "?";
 }
@@ -46,6 +49,9 @@ unsigned ast::elemTypeBytes(ElemType t) {
   case ElemType::F16:
   case ElemType::BF16: return 2;
   case ElemType::Bool: return 1;
+  case ElemType::U8: return 1;
+  case ElemType::I32: return 4;
+  case ElemType::I64: return 8;
   }
   return 4;
 }
@@ -258,7 +264,7 @@ std::optional<TypeRef> Parser::parseType() {
   TypeRef t;
   t.loc = tok.loc();
   if (!tok.is(Token::Ident)) {
-    errorAtToken("expected a type (f32 or i8)");
+    errorAtToken("expected a type (f32, bf16, f16, i8, u8, bool, i32 or i64)");
     return std::nullopt;
   }
   auto elem = llvm::StringSwitch<std::optional<ElemType>>(tok.text)
@@ -266,9 +272,13 @@ std::optional<TypeRef> Parser::parseType() {
                   .Case("i8", ElemType::I8)
                   .Case("f16", ElemType::F16)
                   .Case("bf16", ElemType::BF16)
+                  .Case("u8", ElemType::U8)
+                  .Case("i32", ElemType::I32)
+                  .Case("i64", ElemType::I64)
+                  .Case("bool", ElemType::Bool)
                   .Default(std::nullopt);
   if (!elem) {
-    diags.error(tok.loc(), "unknown type '" + tok.text.take_front(40) + "' (expected f32 or i8)");
+    diags.error(tok.loc(), "unknown type '" + tok.text.take_front(40) + "' (expected f32, bf16, f16, i8, u8, bool, i32 or i64)");
     return std::nullopt;
   }
   t.elem = *elem;

@@ -567,12 +567,15 @@ bool Sema::run() {
       InputDecl &in = s.input;
       // Type errors are reported, but the input is still declared so that its
       // uses do not cascade into "unknown name" errors.
-      if (in.type.elem == ElemType::F16 || in.type.elem == ElemType::BF16) {
-        diags.error(in.type.loc, "'" + elemTypeName(in.type.elem) +
-                                     "' inputs are not supported yet (f32 only in this version)");
+      const ElemType e = in.type.elem;
+      if (in.type.perElement && isIndexStorage(e)) {
+        diags.error(in.type.loc, "an '" + elemTypeName(e) +
+                                     "' input is one value per row (a class index, a limit); per-element "
+                                     "inputs are f32, bf16, f16, i8, u8 or bool");
         ok = false;
-      } else if (in.type.elem != ElemType::F32) {
-        diags.error(in.type.loc, "inputs must be f32; i8 is only an output type");
+      } else if (!in.type.perElement && !(e == ElemType::F32 || isIndexStorage(e))) {
+        diags.error(in.type.loc, "a per-row input must be f32, i32 or i64 (16-bit and byte types are for "
+                                 "per-element inputs)");
         ok = false;
       } else if (in.broadcast && !in.type.perElement) {
         diags.error(in.broadcastLoc, "only a per-element input (f32[N]) can be 'broadcast'");
@@ -584,6 +587,8 @@ bool Sema::run() {
       Symbol *sym = declare(kind, in.name, in.loc, static_cast<int>(idx), "an input");
       if (!sym)
         ok = false;
+      else if (in.type.elem == ElemType::Bool) // a mask: a bool value (nonzero byte: true)
+        sym->type = ElemType::Bool;
     } else if (s.kind == Stmt::Param) {
       ParamDecl &p = s.param;
       if (p.type.elem != ElemType::F32 || p.type.perElement) {
@@ -599,11 +604,10 @@ bool Sema::run() {
       sym->paramValue = p.value;
     } else if (s.kind == Stmt::Output) {
       OutputDecl &o = s.output;
-      if (o.type.elem == ElemType::F16 || o.type.elem == ElemType::BF16) {
-        diags.error(o.type.loc, "'" + elemTypeName(o.type.elem) +
-                                    "' outputs are not supported yet (f32 and i8 in this version)");
+      if (!isFloatStorage(o.type.elem) && o.type.elem != ElemType::I8) {
+        diags.error(o.type.loc, "outputs must be f32, bf16, f16 or i8");
         ok = false;
-      } else if (o.type.elem == ElemType::I8 && !o.type.perElement) {
+      } else if (o.type.elem != ElemType::F32 && !o.type.perElement) {
         diags.error(o.type.loc, "a per-row output must be f32");
         ok = false;
       }

@@ -48,6 +48,27 @@ Report (::credit::buildReport)(Operation *op) {
       r.location = formatLoc(l);
     r.accepted = r.category == "accepted";
   }
+  auto typeWord = [](Type t) -> std::string {
+    if (auto row = llvm::dyn_cast<mlir::credit::RowType>(t))
+      t = row.getElementType();
+    if (t.isBF16() || t.isF16())
+      return t.isBF16() ? "bf16" : "f16";
+    if (t.isInteger(1))
+      return "bool";
+    if (t.isUnsignedInteger(8))
+      return "u8";
+    if (t.isInteger(8) || t.isInteger(32) || t.isInteger(64))
+      return "i" + std::to_string(t.getIntOrFloatBitWidth());
+    return "f32";
+  };
+  for (auto in : kernel.getInputOps())
+    r.operands.push_back({in.getName().str(), false,
+                          in.isRow() ? "row" : in.isBroadcast() ? "broadcast" : "scalar",
+                          typeWord(in.getStorageType())});
+  for (auto out : kernel.getOutputOps())
+    r.operands.push_back({out.getName().str(), true,
+                          mlir::credit::isRowValue(out.getValue()) ? "row" : "scalar",
+                          typeWord(out.getValue().getType())});
   if (auto t = kernel->getAttrOfType<DictionaryAttr>("credit.traffic")) {
     r.L = static_cast<int>(getInt(t, "L"));
     if (auto q = t.getAs<DenseI64ArrayAttr>("q"))

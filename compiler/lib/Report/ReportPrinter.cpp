@@ -138,6 +138,13 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
   if (!r.location.empty())
     os << "  location       " << r.location << "\n";
 
+  if (!r.operands.empty()) {
+    std::vector<std::string> ops;
+    for (const OperandSummary &o : r.operands)
+      ops.push_back((o.output ? "out " : "in ") + o.name + ": " + o.type +
+                    (o.kind == "scalar" ? "" : "[N]") + (o.kind == "broadcast" ? " broadcast" : ""));
+    os << "  operands       " << llvm::join(ops, ", ") << " (arithmetic in f32)\n";
+  }
   os << "  stages         L = " << r.L;
   if (r.L) {
     int sum = 0;
@@ -235,6 +242,10 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
   llvm::json::Array kept;
   for (auto &s : r.keptInputs)
     kept.push_back(s);
+  llvm::json::Array operands;
+  for (const OperandSummary &o : r.operands)
+    operands.push_back(llvm::json::Object{
+        {"name", o.name}, {"role", o.output ? "out" : "in"}, {"kind", o.kind}, {"type", o.type}});
   llvm::json::Object out{
       {"kernel", r.kernel},
       {"file", r.file},
@@ -242,6 +253,7 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
       {"category", r.category},
       {"reason", r.reason},
       {"location", r.location},
+      {"operands", std::move(operands)},
       {"L", r.L},
       {"q", std::move(q)},
       {"K", llvm::json::Object{{"sync", r.Ksync}, {"mbarrier", r.Kmbarrier}}},

@@ -3,16 +3,20 @@
 // cases of LibraryTests.h run on it.
 //
 // A Problem holds one (M, N) of a workload on the GPU: fresh random inputs (the seed
-// is printed on a failure), the reference of the checked rows (all when M <= 64,
-// else 16: first, second, middle, last and random ones), and outputs poisoned before
-// every launch. check() says whether every output element was written and matches
-// the reference: f32 outputs within a relative L2 error of 1e-5 (NaN exactly where the
-// reference is NaN), i8 outputs exactly but for rounding ties (|diff| = 1 in at most
-// 1 of 10^4 elements: the kernel rounds in f32, the reference in f64).
+// is printed on a failure; bf16 and f16 inputs hold the values rounded to their type,
+// which the reference gets exactly), the reference of the checked rows (all when
+// M <= 64, else 16: first, second, middle, last and random ones), and outputs poisoned
+// before every launch. check() says whether every output element was written and
+// matches the reference: f32 outputs within a relative L2 error of 1e-5, bf16 1e-2,
+// f16 2e-3 (NaN exactly where the reference is NaN), i8 outputs exactly but for
+// rounding ties (|diff| = 1 in at most 1 of 10^4 elements: the kernel rounds in f32,
+// the reference in f64).
 #ifndef CREDIT_TESTS_GPU_LIBRARY_HARNESS_H
 #define CREDIT_TESTS_GPU_LIBRARY_HARNESS_H
 
 #include <catch2/catch.hpp>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,9 +32,31 @@
 #include "credit/runtime/Launch.h"
 
 cudaError_t creditTestFillUniform(float* p, size_t n, uint64_t seed, float lo, float hi);
-cudaError_t creditTestCountPoison(const void* p, size_t bytes, bool byteWise, unsigned long long* out);
+cudaError_t creditTestFillUniform16(void* p, size_t n, uint64_t seed, float lo, float hi, bool bf16);
+cudaError_t creditTestCountPoisonElems(const void* p, size_t bytes, int elemBytes, unsigned long long* out);
 
 namespace credit_test {
+
+using credit::device::Elem;
+
+// The element types of workload W's arguments: inputs, then outputs.
+template <class W>
+std::vector<Elem> elemsOf() {
+  std::vector<Elem> e;
+  for (const credit::device::Operand& o : W::kInputs) e.push_back(o.elem);
+  for (const credit::device::Operand& o : W::kOutputs) e.push_back(o.elem);
+  return e;
+}
+
+// A 16-bit element's value (exact in f32).
+inline float from16(Elem e, uint16_t bits) {
+  return e == Elem::BF16 ? __bfloat162float(__ushort_as_bfloat16(bits)) : __half2float(__ushort_as_half(bits));
+}
+
+// The relative L2 error allowed per output type. f32: the kernel's f32 arithmetic against
+// float64; bf16 and f16 add one rounding at the store, at most 2^-9 (bf16, 8 significand
+// bits) or 2^-11 (f16) relative per element, with room for the f32 part.
+inline double tolerance(Elem e) { return e == Elem::BF16 ? 1e-2 : e == Elem::F16 ? 2e-3 : 1e-5; }
 
 // The checked rows of a problem on the host: inputs as float (row: R x N, broadcast:
 // N, per-row: R), the reference's outputs as double (row: R x N, per-row: R).
@@ -52,6 +78,7 @@ struct Spec {
   int numInputs;
   Reference reference;
   std::vector<Range> ranges;  // per input; empty: [-1, 1) for all
+  std::vector<Elem> elems;    // per argument (elemsOf<Workload>()); empty: f32, i8 where one byte
 };
 
 inline std::string gpuUnavailable() {
@@ -92,11 +119,15 @@ class Problem {
       const bool shift = misaligned && w.argKind[i] != credit::host::kArgPerRow;
       args.push_back(static_cast<char*>(p) + (shift ? w.argBytes[i] : 0));
     }
+    for (int i = 0; i < w.numArgs; ++i) REQUIRE(credit::device::elemBytes(elem(i)) == w.argBytes[i]);
     for (int i = 0; i < s.numInputs; ++i) {
-      REQUIRE(w.argBytes[i] == 4);
       const Range r = i < static_cast<int>(s.ranges.size()) ? s.ranges[i] : Range{};
-      REQUIRE(creditTestFillUniform(static_cast<float*>(args[i]), count(i), seed + 7919 * i, r.lo, r.hi) ==
-              cudaSuccess);
+      if (elem(i) == Elem::F32)
+        REQUIRE(creditTestFillUniform(static_cast<float*>(args[i]), count(i), seed + 7919 * i, r.lo, r.hi) ==
+                cudaSuccess);
+      else
+        REQUIRE(creditTestFillUniform16(args[i], count(i), seed + 7919 * i, r.lo, r.hi, elem(i) == Elem::BF16) ==
+                cudaSuccess);
     }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     chooseRows();
@@ -111,8 +142,8 @@ class Problem {
   const void* const* data() const { return args.data(); }
   void* const* mutableData() { return args.data(); }
 
-  // Outputs poisoned: f32 words 0xFFFFFFFF (a NaN no kernel writes here), i8 bytes
-  // 0x80 (-128: outputs are clamped to [-127, 127]).
+  // Outputs poisoned: f32 words 0xFFFFFFFF and bf16 / f16 halves 0xFFFF (NaNs no kernel
+  // writes here), i8 bytes 0x80 (-128: outputs are clamped to [-127, 127]).
   void poison() {
     for (int i = spec.numInputs; i < w.numArgs; ++i)
       REQUIRE(cudaMemset(args[i], w.argBytes[i] == 1 ? 0x80 : 0xFF, bytes(i)) == cudaSuccess);
@@ -127,7 +158,7 @@ class Problem {
     bool ok = true;
     for (int i = spec.numInputs; i < w.numArgs; ++i) {
       unsigned long long poisoned = 0;
-      REQUIRE(creditTestCountPoison(args[i], bytes(i), w.argBytes[i] == 1, &poisoned) == cudaSuccess);
+      REQUIRE(creditTestCountPoisonElems(args[i], bytes(i), w.argBytes[i], &poisoned) == cudaSuccess);
       INFO("output " << i << ": " << poisoned << " elements never written");
       CHECK(poisoned == 0);
       ok = ok && poisoned == 0 && compare(i);
@@ -165,6 +196,20 @@ class Problem {
   // that an i8 output of fewer than four elements has no bytes no kernel writes.
   size_t bytes(int i) const { return count(i) * size_t(w.argBytes[i]); }
   size_t perRow(int i) const { return w.argKind[i] == credit::host::kArgRow ? size_t(N) : 1; }
+  Elem elem(int i) const {
+    return !spec.elems.empty() ? spec.elems[size_t(i)] : w.argBytes[i] == 1 ? Elem::I8 : Elem::F32;
+  }
+
+  // `n` elements of input i from `src` as floats (16-bit ones widened, exactly).
+  void readInput(int i, const void* src, size_t n, float* dst) const {
+    if (elem(i) == Elem::F32) {
+      REQUIRE(cudaMemcpy(dst, src, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+      return;
+    }
+    std::vector<uint16_t> bits(n);
+    REQUIRE(cudaMemcpy(bits.data(), src, n * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t e = 0; e < n; ++e) dst[e] = from16(elem(i), bits[e]);
+  }
 
   void chooseRows() {
     if (M <= 64) {
@@ -186,13 +231,14 @@ class Problem {
       auto& h = host.in[i];
       if (w.argKind[i] == credit::host::kArgBroadcast) {
         h.resize(size_t(N));
-        REQUIRE(cudaMemcpy(h.data(), args[i], size_t(N) * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        readInput(i, args[i], size_t(N), h.data());
         continue;
       }
       h.resize(rows.size() * perRow(i));
+      const size_t eb = size_t(w.argBytes[i]);
       for (size_t r = 0; r < rows.size(); ++r)
-        REQUIRE(cudaMemcpy(h.data() + r * perRow(i), static_cast<float*>(args[i]) + rows[r] * perRow(i),
-                           perRow(i) * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        readInput(i, static_cast<const char*>(args[i]) + size_t(rows[r]) * perRow(i) * eb, perRow(i),
+                  h.data() + r * perRow(i));
     }
     host.out.assign(w.numArgs - spec.numInputs, {});
     for (int i = spec.numInputs; i < w.numArgs; ++i) host.out[i - spec.numInputs].resize(rows.size() * perRow(i));
@@ -221,9 +267,16 @@ class Problem {
     }
     double num = 0, den = 0, maxAbs = 0;
     size_t nanMismatch = 0;
+    const Elem type = elem(i);
     for (size_t e = 0; e < ref.size(); ++e) {
       float g;
-      std::memcpy(&g, got.data() + e * 4, 4);
+      if (eb == 2) {
+        uint16_t b;
+        std::memcpy(&b, got.data() + e * 2, 2);
+        g = from16(type, b);
+      } else {
+        std::memcpy(&g, got.data() + e * 4, 4);
+      }
       if (std::isnan(ref[e]) || std::isnan(g)) {
         nanMismatch += std::isnan(ref[e]) != std::isnan(g);
         continue;
@@ -232,12 +285,12 @@ class Problem {
       den += ref[e] * ref[e];
       maxAbs = std::max(maxAbs, std::fabs(g - ref[e]));
     }
-    const double rel = den > 0 ? std::sqrt(num / den) : maxAbs;
-    INFO("output " << i << ": relative L2 error " << rel << ", max abs error " << maxAbs << ", NaN mismatches "
-                   << nanMismatch);
+    const double rel = den > 0 ? std::sqrt(num / den) : maxAbs, tol = tolerance(type);
+    INFO("output " << i << ": relative L2 error " << rel << " (allowed " << tol << "), max abs error " << maxAbs
+                   << ", NaN mismatches " << nanMismatch);
     CHECK(nanMismatch == 0);
-    CHECK(rel <= 1e-5);
-    return nanMismatch == 0 && rel <= 1e-5;
+    CHECK(rel <= tol);
+    return nanMismatch == 0 && rel <= tol;
   }
 
   std::vector<void*> base, args;

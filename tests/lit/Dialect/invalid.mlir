@@ -27,21 +27,28 @@ credit.kernel @dup_output {
 
 // -----
 
-// expected-error @+1 {{!credit.row element type must be f32 or i8, got 'f64'}}
+// expected-error @+1 {{!credit.row element type must be f32, bf16, f16, i8, ui8 or i1, got 'f64'}}
 func.func private @bad_row(!credit.row<f64>)
 
 // -----
 
 credit.kernel @row_input_not_row {
-  // expected-error @+1 {{row input must have type !credit.row<f32>, got 'f32'}}
+  // expected-error @+1 {{row input must have type !credit.row<f32|bf16|f16|i8|ui8|i1>, got 'f32'}}
   %x = credit.input "x" row : f32
 }
 
 // -----
 
-credit.kernel @broadcast_input_i8 {
-  // expected-error @+1 {{broadcast input must have type !credit.row<f32>, got '!credit.row<i8>'}}
-  %x = credit.input "x" broadcast : !credit.row<i8>
+credit.kernel @scalar_input_i8 {
+  // expected-error @+1 {{a scalar input is stored as f32, i32 or i64, got 'i8'}}
+  %t = credit.input "t" scalar {storage = i8} : f32
+}
+
+// -----
+
+credit.kernel @row_input_storage {
+  // expected-error @+1 {{only a scalar input has a 'storage' type (a row's is its element type)}}
+  %x = credit.input "x" row {storage = i32} : !credit.row<f32>
 }
 
 // -----
@@ -373,7 +380,7 @@ credit.kernel @apply_result_count {
 
 credit.kernel @apply_result_type {
   %x = credit.input "x" row : !credit.row<f32>
-  // expected-error @+1 {{result #0 has type '!credit.row<f32>', expected '!credit.row<i8>' for a yielded 'i8'}}
+  // expected-error @+1 {{result #0 has type '!credit.row<f32>', expected !credit.row<i8> for a yielded 'i8'}}
   %y = credit.apply (%x) : (!credit.row<f32>) -> !credit.row<f32> {
   ^bb0(%xe: f32):
     %q = arith.fptosi %xe : f32 to i8

@@ -200,3 +200,32 @@ credit.kernel @literals {
 // CHECK-NEXT:  }
 credit.kernel @empty {
 }
+
+// 16-bit storage: element regions see f32; a float result is stored in its
+// row's type.
+// CHECK-LABEL: credit.kernel @sixteen_bit {
+// CHECK-NEXT:    %x = credit.input "x" row : !credit.row<bf16>
+// CHECK-NEXT:    %g = credit.input "g" broadcast : !credit.row<f16>
+// CHECK:         credit.reduce <sum> (%x) : (!credit.row<bf16>) -> f32 {
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32):
+// CHECK:         credit.apply (%x, %g, %{{.*}}) : (!credit.row<bf16>, !credit.row<f16>, f32) -> !credit.row<f16> {
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK:         credit.output "y" %{{.*}} : !credit.row<f16>
+credit.kernel @sixteen_bit {
+  %x = credit.input "x" row : !credit.row<bf16>
+  %g = credit.input "g" broadcast : !credit.row<f16>
+  %s = credit.stage ["s"] {
+    %r = credit.reduce <sum> (%x) : (!credit.row<bf16>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %y = credit.apply (%x, %g, %s) : (!credit.row<bf16>, !credit.row<f16>, f32) -> !credit.row<f16> {
+  ^bb0(%xe: f32, %ge: f32, %se: f32):
+    %a = arith.mulf %xe, %ge : f32
+    %b = arith.mulf %a, %se : f32
+    credit.yield %b : f32
+  }
+  credit.output "y" %y : !credit.row<f16>
+}

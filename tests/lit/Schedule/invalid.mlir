@@ -711,3 +711,54 @@ credit.kernel @k {
     credit.yield %e : f32
   } : f32
 }
+// -----
+
+// A persistent form with a 16-bit kept input (the ring is filled by bulk copies).
+// expected-error @+1 {{form persistent with the 'bf16' kept input 'x' (the ring keeps f32 slices only)}}
+credit.kernel @k attributes {credit.schedule = #credit.schedule<threads = 256, wide_threads = 512, forms = [persistent], kept = ["x"], smem = ["x"], materialized = [], kept_read_late = false, only_h = [], hoisted = [], prefetch_l2 = [], geometry = <keep = 2, stages = 1, q_max = 1, q_sum = 1, threads = 256, h_only = 0>>} {
+  %x = credit.input "x" row : !credit.row<bf16>
+  %s = credit.stage ["s"] {
+    %r = credit.reduce <sum> (%x) : (!credit.row<bf16>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %y = credit.apply (%x, %s) : (!credit.row<bf16>, f32) -> !credit.row<bf16> {
+  ^bb0(%xe: f32, %se: f32):
+    %a = arith.mulf %xe, %se : f32
+    credit.yield %a : f32
+  }
+  credit.output "y" %y : !credit.row<bf16>
+}
+// -----
+
+// T(x) stored over a 16-bit kept copy would be rounded.
+// expected-error @+1 {{'x' ('f16') cannot be materialized: its kept copy is 16-bit}}
+credit.kernel @k attributes {credit.schedule = #credit.schedule<threads = 256, wide_threads = 512, forms = [cluster_sync], kept = ["x"], smem = ["x"], materialized = ["x" by 1], kept_read_late = false, only_h = [], hoisted = [], prefetch_l2 = [], geometry = <keep = 2, stages = 2, q_max = 1, q_sum = 2, threads = 256, h_only = 0>>} {
+  %x = credit.input "x" row : !credit.row<f16>
+  %m = credit.stage ["m"] {
+    %r = credit.reduce <max> (%x) : (!credit.row<f16>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %s = credit.stage ["s"] {
+    %r = credit.reduce <sum> (%x, %m) : (!credit.row<f16>, f32) -> f32 {
+    ^bb0(%xe: f32, %me: f32):
+      %e = arith.subf %xe, %me : f32
+      %t = math.exp %e : f32
+      credit.yield %t : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %y = credit.apply (%x, %m, %s) : (!credit.row<f16>, f32, f32) -> !credit.row<f16> {
+  ^bb0(%xe: f32, %me: f32, %se: f32):
+    %e = arith.subf %xe, %me : f32
+    %t = math.exp %e : f32
+    %a = arith.divf %t, %se : f32
+    credit.yield %a : f32
+  }
+  credit.output "y" %y : !credit.row<f16>
+}

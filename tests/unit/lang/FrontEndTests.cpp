@@ -186,7 +186,7 @@ TEST_CASE("sema: located errors", "[sema][errors]") {
   expectError("kernel k { in x : f32[N] out y : f32[N] y = foo(x) }", "unknown function 'foo'", "1:45");
   expectError("kernel k { in x : f32[N] out y : f32[N] y = exp(x, x) }", "'exp' takes 1 argument, not 2", "1:45");
   expectError("kernel k { in N : f32[N] out y : f32[N] y = N }", "'N' is the row width", "1:15");
-  expectError("kernel k { in x : f16[N] out y : f32[N] y = x }", "not supported yet", "1:19");
+  expectError("kernel k { in s : f16 in x : f32[N] out y : f32[N] stage { m = max(x) } y = x * s - m }", "a per-row input must be f32, i32 or i64", "1:19");
   expectError("kernel k { in x : f32[N] out y : f32[N] stage { a = x } y = a }", "is per-element", "1:53");
   expectError("kernel k { in x : f32[N] out y : f32[N] y = x", "unterminated kernel body", "1:46");
   expectError("kernel k { in x : f32[N] out y : f32[N] stage { a = sum(x) y = x }", "unterminated", "1:67");

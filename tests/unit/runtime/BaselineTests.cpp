@@ -21,8 +21,26 @@ TEST_CASE("parseKernelSignature reads the generated signature strings", "[runtim
   REQUIRE(credit::parseKernelSignature("x:in:row:f32;gamma:in:broadcast:f32;y:out:row:f32", args, err));
   CHECK(args[1].kind == KernelArg::Broadcast);
 
+  REQUIRE(credit::parseKernelSignature(
+      "x:in:row:bf16;gamma:in:broadcast:f16;beta:in:broadcast:f32;y:out:row:bf16;rstd:out:scalar:f32", args, err));
+  REQUIRE(args.size() == 5);
+  CHECK(args[0].type == KernelArg::BF16);
+  CHECK(args[0].elemBytes == 2);
+  CHECK(args[1].type == KernelArg::F16);
+  CHECK(args[1].kind == KernelArg::Broadcast);
+  CHECK(args[1].elemBytes == 2);
+  CHECK(args[2].type == KernelArg::F32);
+  CHECK(args[2].elemBytes == 4);
+  CHECK(args[3].type == KernelArg::BF16);
+  CHECK_FALSE(args[3].input);
+  CHECK(args[3].elemBytes == 2);
+  CHECK(args[4].kind == KernelArg::Scalar);
+  CHECK(args[4].elemBytes == 4);
+  REQUIRE(credit::parseKernelSignature("x:in:row:f32;q:out:row:i8", args, err));
+  CHECK(args[1].type == KernelArg::I8);
+
   for (const char* bad : {"", "x:in:row", "x:inout:row:f32", "x:in:column:f32", "x:in:row:f64",
-                          ":in:row:f32", "x:in:row:f32:extra"}) {
+                          ":in:row:f32", "x:in:row:f32:extra", "x:in:row:bfloat16", "x:in:row:half"}) {
     INFO(bad);
     CHECK_FALSE(credit::parseKernelSignature(bad, args, err));
     CHECK_FALSE(err.empty());

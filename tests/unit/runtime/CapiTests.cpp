@@ -189,6 +189,48 @@ TEST_CASE("C API: the reread kernels may run their own workload", "[capi]") {
                   "\"reread_stages\": 2") != std::string::npos);
 }
 
+TEST_CASE("C API: bf16 and f16 operands: element sizes and b_keep from the record", "[capi]") {
+  // The layernorm file over a bf16 row (kept on chip as bf16), an f16 gamma and a bf16
+  // y, with a cluster kernel (its Eq. 3 bound follows b_keep).
+  std::string src = layernormSource();
+  const std::pair<std::string, std::string> edits[] = {
+      {"{{Kind::Row, Elem::F32},         // x", "{{Kind::Row, Elem::BF16},        // x"},
+      {"{Kind::Broadcast, Elem::F32},   // gamma", "{Kind::Broadcast, Elem::F16},   // gamma"},
+      {"{{Kind::Row, Elem::F32}};       // y", "{{Kind::Row, Elem::BF16}};      // y"},
+      {"const float* __restrict__ x, const float* __restrict__ gamma",
+       "const __nv_bfloat16* __restrict__ x, const __half* __restrict__ gamma"},
+      {"float* __restrict__ y", "__nv_bfloat16* __restrict__ y"},
+      {"x:in:row:f32;gamma:in:broadcast:f32;beta:in:broadcast:f32;y:out:row:f32",
+       "x:in:row:bf16;gamma:in:broadcast:f16;beta:in:broadcast:f32;y:out:row:bf16"},
+      {"\n#if !defined(__CUDACC_RTC__)",
+       "\nCREDIT_CLUSTER_KERNEL(credit_layernorm_cluster_sync_v4, CREDIT_LAYERNORM, Workload, ClusterSync, 4)"
+       "\n#if !defined(__CUDACC_RTC__)"}};
+  for (const auto& [from, to] : edits) {
+    INFO(from);
+    const size_t at = src.find(from);
+    REQUIRE(at != std::string::npos);
+    src.replace(at, from.size(), to);
+  }
+  Program prog;
+  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
+  INFO(credit_capi_last_error());
+  REQUIRE(rc == 0);
+  const std::string info = credit_program_info(prog.p);
+  CHECK(info.find("x:in:row:bf16;gamma:in:broadcast:f16") != std::string::npos);
+  CHECK(info.find("\"arg_kind\": [0, 1, 1, 0], \"arg_bytes\": [2, 2, 4, 2]") != std::string::npos);
+
+  // Eq. 3 with b_keep = 2: about twice the f32 row's slice fits.
+  const WorkloadGeometry bf16{2, 2, 1, 2, 256, 2}, f32{4, 2, 1, 2, 256, 2};
+  for (int P : {1, 2, 4, 8, 16})
+    for (int protocol : {0, 1}) {
+      INFO("P=" << P << " protocol " << protocol);
+      const Protocol proto = protocol ? Protocol::Mbarrier : Protocol::Sync;
+      const long long n = credit_program_max_legal_n(prog.p, "cluster", P, protocol);
+      CHECK(n == maxLegalN(bf16, P, proto, 232448));
+      CHECK(n > 2 * maxLegalN(f32, P, proto, 232448) - 64 * P);
+    }
+}
+
 TEST_CASE("C API: bad input is an error with a message, never a crash", "[capi]") {
   Program prog;
   CHECK(credit_program_create("int main() {}", "x.cu", "sm_90", "", 0, &prog.p) == CREDIT_CAPI_ERROR);

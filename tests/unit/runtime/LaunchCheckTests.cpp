@@ -132,3 +132,27 @@ TEST_CASE("canUseVec4", "[launch][vec]") {
   const void* mixedBad[2] = {gX, q8 + 2};
   CHECK_FALSE(canUseVec4(mixedBad, eb, 2, 4096));
 }
+
+TEST_CASE("16-bit operands: 2-byte alignment, VEC = 4 from 8-byte aligned rows", "[launch][vec]") {
+  alignas(16) static unsigned short h16[64];
+  // bf16 / f16: any even address launches; an odd one is refused.
+  Req q;
+  q.elemBytes[0] = 2;
+  q.ptrs[0] = h16 + 1;  // 2-byte aligned only
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Ok);
+  q.ptrs[0] = reinterpret_cast<const char*>(h16) + 1;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Misaligned);
+  q.elemBytes[0] = 4;  // the same address as f32 is refused as well
+  q.ptrs[0] = h16 + 1;
+  CHECK(validateLaunch(q.r, kH100) == LaunchStatus::Misaligned);
+  // Four 16-bit elements are one 8-byte access: rows 8-byte aligned suffice.
+  const int eb[2] = {2, 4};
+  const void* rows8[2] = {h16 + 4, gX};
+  CHECK(canUseVec4(rows8, eb, 2, 4096));
+  CHECK_FALSE(canUseVec4(rows8, 2, 4096));  // as f32 it would need 16 bytes
+  const void* rows4[2] = {h16 + 2, gX};     // 4-byte aligned only
+  CHECK_FALSE(canUseVec4(rows4, eb, 2, 4096));
+  const void* rows2[2] = {h16 + 1, gX};
+  CHECK_FALSE(canUseVec4(rows2, eb, 2, 4096));
+  CHECK_FALSE(canUseVec4(rows8, eb, 2, 4094));  // N % 4 != 0: later rows start misaligned
+}

@@ -48,6 +48,33 @@ struct SoftmaxOnline : Softmax {
   static constexpr int kMaterialize[kNumKept] = {-1, -1};
 };
 
+// 16-bit storage: x bf16 (kept, SMEM array 0), dy f32 (kept, array 1, the partial
+// form's dropped input), gamma f16 broadcast; y bf16, rstd f32 per row.
+struct Mixed16 {
+  static constexpr int kStages = 2;
+  static constexpr int kQ[kStages] = {1, 1};
+  static constexpr Reduce kReduce[] = {Reduce::Sum, Reduce::Sum};
+  static constexpr Operand kInputs[] = {
+      {Kind::Row, Elem::BF16}, {Kind::Row, Elem::F32}, {Kind::Broadcast, Elem::F16}};
+  static constexpr Operand kOutputs[] = {{Kind::Row, Elem::BF16}, {Kind::PerRow, Elem::F32}};
+  static constexpr unsigned kReads[kStages + 1] = {0b001, 0b011, 0b111};
+  static constexpr int kNumKept = 2;
+  static constexpr int kKept[kNumKept] = {0, 1};
+  static constexpr int kSmemSlot[kNumKept] = {0, 1};
+  static constexpr int kMaterialize[kNumKept] = {-1, -1};
+  static constexpr int kPartialDrop = 1;
+  static constexpr bool kPartialDropReadLate = true;
+  static constexpr unsigned kHoisted = 0b100;
+  static constexpr unsigned kPrefetchL2 = 0;
+  static constexpr int kThreads = 256, kWideThreads = 512;
+  static constexpr bool kFastMath = false;
+};
+// The same inputs with the SMEM arrays the other way round: dy (f32) first.
+struct Mixed16Swapped : Mixed16 {
+  static constexpr int kSmemSlot[kNumKept] = {1, 0};
+  static constexpr int kPartialDrop = -1;
+};
+
 // Stand-ins for kernels: only their addresses are compared here.
 void fakeA() {}
 void fakeB() {}
@@ -104,6 +131,52 @@ TEST_CASE("describe: the geometry of every form, as generated files stated it", 
   CHECK(sm.partialDropReadLate);
   CHECK(sm.keptReadLate);
   CHECK(sm.hoisted == 0);
+}
+
+TEST_CASE("16-bit storage: b_keep, SMEM slots, element sizes, VEC = 4", "[launch]") {
+  using C = device::Contract<Mixed16>;
+  STATIC_REQUIRE(device::elemBytes(Elem::BF16) == 2);
+  STATIC_REQUIRE(device::elemBytes(Elem::F16) == 2);
+  STATIC_REQUIRE(device::elemBytes(Elem::F32) == 4);
+  STATIC_REQUIRE(device::elemBytes(Elem::I8) == 1);
+  STATIC_REQUIRE(C::keepBytesPerElem() == 6);
+  STATIC_REQUIRE(!C::keptAllF32());
+  // Slot offsets in bytes per slice element: dy's array starts 2 * slice bytes in.
+  STATIC_REQUIRE(C::slotOffsetBytes(0) == 0);
+  STATIC_REQUIRE(C::slotOffsetBytes(1) == 2);
+  using S = device::Contract<Mixed16Swapped>;
+  STATIC_REQUIRE(S::slotOffsetBytes(0) == 0);
+  STATIC_REQUIRE(S::slotOffsetBytes(1) == 4);
+  STATIC_REQUIRE(device::Contract<Layernorm>::keptAllF32());
+
+  const host::Workload w = host::describe<Mixed16>(kKernels, nullptr, findTarget("sm_90"));
+  CHECK(sameGeometry(w.geometry, WorkloadGeometry{6, 2, 1, 2, 256, 1}));
+  CHECK(sameGeometry(w.wideGeometry, WorkloadGeometry{6, 2, 1, 2, 512, 1}));
+  CHECK(sameGeometry(w.partialGeometry, WorkloadGeometry{2, 2, 1, 2, 256, 1}));  // dy dropped
+  CHECK(w.numArgs == 5);
+  const int bytes[] = {2, 4, 2, 2, 4};
+  for (int a = 0; a < 5; ++a) {
+    INFO("argument " << a);
+    CHECK(w.argBytes[a] == bytes[a]);
+  }
+  CHECK(w.argKind[2] == host::kArgBroadcast);
+  CHECK(w.argKind[4] == host::kArgPerRow);
+  // Eq. 3 follows the element size: the bf16 row takes half the SMEM of an f32 one.
+  CHECK(smemBytes(w.partialGeometry, 65536, 1, Protocol::Sync) - scratchBytes(w.partialGeometry, 1, Protocol::Sync) ==
+        65536 * 2);
+
+  // VEC = 4 where every per-element pointer is aligned to four of its elements (8 bytes
+  // for bf16 and f16); the per-row output is not accessed four at a time.
+  alignas(16) static unsigned char buf[1024];
+  const void* aligned[] = {buf + 8, buf + 16, buf + 24, buf + 40, buf + 4};
+  CHECK(host::vec4Ok(w, aligned, 4096));
+  CHECK_FALSE(host::vec4Ok(w, aligned, 4098));
+  const void* f32Off[] = {buf + 8, buf + 24, buf + 24, buf + 40, buf + 4};  // dy 8-byte aligned only
+  CHECK_FALSE(host::vec4Ok(w, f32Off, 4096));
+  const void* bf16Off[] = {buf + 4, buf + 16, buf + 24, buf + 40, buf + 4};  // x 4-byte aligned only
+  CHECK_FALSE(host::vec4Ok(w, bf16Off, 4096));
+  const void* f16Off[] = {buf + 8, buf + 16, buf + 26, buf + 40, buf + 4};  // gamma 2-byte aligned only
+  CHECK_FALSE(host::vec4Ok(w, f16Off, 4096));
 }
 
 TEST_CASE("describe: the reread kernels' own stages", "[launch]") {

@@ -22,11 +22,22 @@ struct Symbol; // Sema.h
 
 namespace credit::ast {
 
-/// Storage types, and Bool: the type of a comparison, `&&`, `||`, `!` (a value
-/// only, no input or output has it yet).
-enum class ElemType { F32, I8, F16, BF16, Bool };
+/// Storage types, and Bool: also the type of a comparison, `&&`, `||`, `!`.
+/// U8, I32, I64 are input storage only (their values are f32).
+enum class ElemType { F32, I8, F16, BF16, Bool, U8, I32, I64 };
 llvm::StringRef elemTypeName(ElemType t);
 unsigned elemTypeBytes(ElemType t);
+/// f32, bf16, f16: stored in that type, computed in f32 (loads convert exactly,
+/// stores round to nearest even).
+inline bool isFloatStorage(ElemType t) {
+  return t == ElemType::F32 || t == ElemType::BF16 || t == ElemType::F16;
+}
+/// i8, u8, bool: a per-element input of one byte (data or a mask).
+inline bool isByteStorage(ElemType t) {
+  return t == ElemType::I8 || t == ElemType::U8 || t == ElemType::Bool;
+}
+/// i32, i64: a per-row input (a class index, a limit).
+inline bool isIndexStorage(ElemType t) { return t == ElemType::I32 || t == ElemType::I64; }
 
 /// `f32`, `f32[N]`.
 struct TypeRef {

@@ -97,6 +97,14 @@ struct RereadKernelSummary {
   std::vector<StageOptSummary::Fusion> fused;
 };
 
+/// An input or output with its storage type (the arithmetic is f32).
+struct OperandSummary {
+  std::string name;
+  bool output = false;
+  std::string kind; // "row", "broadcast", "scalar" (one value per row)
+  std::string type; // "f32", "bf16", "f16", "i8"
+};
+
 struct Report {
   std::string kernel;
   std::string file;
@@ -104,6 +112,7 @@ struct Report {
   std::string category; // accepted, elementwise, one-pass, scan, stencil, selection
   std::string reason;
   std::string location; // file:line:col
+  std::vector<OperandSummary> operands; // inputs, then outputs, in signature order
 
   int L = 0;
   std::vector<int> q;

@@ -43,6 +43,19 @@ private:
     auto [line, col] = sm.getLineAndColumn(l);
     return mlir::FileLineColLoc::get(file, line, col);
   }
+  /// The storage type of an input or a float output.
+  mlir::Type storageType(ast::ElemType t) {
+    switch (t) {
+    case ast::ElemType::BF16: return b.getBF16Type();
+    case ast::ElemType::F16: return b.getF16Type();
+    case ast::ElemType::I8: return b.getIntegerType(8);
+    case ast::ElemType::U8: return b.getIntegerType(8, /*isSigned=*/false);
+    case ast::ElemType::Bool: return b.getI1Type();
+    case ast::ElemType::I32: return b.getIntegerType(32);
+    case ast::ElemType::I64: return b.getIntegerType(64);
+    default: return b.getF32Type();
+    }
+  }
 
   /// Scope of an isolated element region: symbol → block argument, plus the
   /// element lets already emitted in this region.
@@ -347,7 +360,9 @@ void KernelLowering::run() {
       cr::InputKind kind = sym->kind == Symbol::RowInput         ? cr::InputKind::row
                            : sym->kind == Symbol::BroadcastInput ? cr::InputKind::broadcast
                                                                  : cr::InputKind::scalar;
-      values[sym] = b.create<cr::InputOp>(loc(s.input.loc), s.input.name, kind).getResult();
+      values[sym] =
+          b.create<cr::InputOp>(loc(s.input.loc), s.input.name, kind, storageType(s.input.type.elem))
+              .getResult();
     } else if (s.kind == Stmt::Param) {
       const Symbol *sym = syms.byName.lookup(s.param.name);
       values[sym] = b.create<cr::ParamOp>(loc(s.param.loc), s.param.name,
@@ -428,7 +443,14 @@ void KernelLowering::run() {
         results.push_back(emitElem(*p->elementExpr, scope));
       rb.create<cr::YieldOp>(bl, results);
     };
-    auto apply = b.create<cr::ApplyOp>(elementOutputs.front()->l, operandsFor(free), body);
+    // Each row output's storage type: a float result is rounded to it at the store.
+    llvm::SmallVector<mlir::Type> storage;
+    for (const PendingOutput *p : elementOutputs) {
+      const Symbol *out = syms.byName.lookup(p->name);
+      ast::ElemType declared = k.body[out->stmtIndex].output.type.elem;
+      storage.push_back(out->type == ast::ElemType::F32 ? storageType(declared) : mlir::Type());
+    }
+    auto apply = b.create<cr::ApplyOp>(elementOutputs.front()->l, operandsFor(free), body, storage);
     for (size_t i = 0; i < elementOutputs.size(); ++i)
       applyResults[elementOutputs[i]] = apply.getResult(i);
   }

@@ -68,7 +68,7 @@ std::string signatureString(const KernelView &k) {
   std::string sig;
   for (const Operand *o : k.dataArgs())
     sig += (sig.empty() ? "" : ";") + o->src + (o->output ? ":out:" : ":in:") + o->kindWord().str() +
-           (o->i8 ? ":i8" : ":f32");
+           ":" + o->elemWord().str();
   return sig;
 }
 

@@ -41,7 +41,31 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
   os << "#ifndef " << guard << "\n#define " << guard << "\n"
      << "#define " << up << "_API_CONFIG " << configHex << "\n\n";
   os << "#include <stdint.h>            /* int8_t */\n"
-     << "#include <cuda_runtime_api.h>  /* cudaStream_t */\n\n";
+     << "#include <cuda_runtime_api.h>  /* cudaStream_t */\n";
+  // 16-bit element types: CUDA's types in C++; in C, where cuda_bf16.h and
+  // cuda_fp16.h declare no types, incomplete structs (pointers only).
+  bool bf16 = false, f16 = false, masks = false;
+  for (const Operand *o : k.dataArgs()) {
+    bf16 |= o->elem == Operand::BF16;
+    f16 |= o->elem == Operand::F16;
+    masks |= o->elem == Operand::Bool;
+  }
+  if (masks)
+    os << "#ifndef __cplusplus\n#include <stdbool.h>           /* bool */\n#endif\n";
+  if (bf16 || f16) {
+    os << "#ifdef __cplusplus\n";
+    if (bf16)
+      os << "#include <cuda_bf16.h>          /* __nv_bfloat16 */\n";
+    if (f16)
+      os << "#include <cuda_fp16.h>          /* __half */\n";
+    os << "#else\n";
+    if (bf16)
+      os << "typedef struct __nv_bfloat16 __nv_bfloat16;\n";
+    if (f16)
+      os << "typedef struct __half __half;\n";
+    os << "#endif\n";
+  }
+  os << "\n";
   os << "/* Status codes: 0 ok; 1..7: not launched (the launch check failed); 100..103: not\n"
      << "   launched (a bad argument of the API, or no dispatch decision yet);\n"
      << "   " << up << "_STATUS_CUDA_ERROR_BASE + cudaError_t: a CUDA call failed. */\n";

@@ -12,9 +12,81 @@ using mlir::Operation;
 namespace credit::cuda {
 
 std::string Operand::pointerType() const {
-  if (!output)
-    return "const float*";
-  return i8 ? "int8_t*" : "float*";
+  return (output ? "" : "const ") + storageType().str() + "*";
+}
+
+llvm::StringRef Operand::storageType() const {
+  switch (elem) {
+  case F32: return "float";
+  case I8: return "int8_t";
+  case BF16: return "__nv_bfloat16";
+  case F16: return "__half";
+  case U8: return "uint8_t";
+  case Bool: return "bool";
+  case I32: return "int32_t";
+  case I64: return "int64_t";
+  }
+  return "float";
+}
+
+llvm::StringRef Operand::elemEnumerator() const {
+  switch (elem) {
+  case F32: return "Elem::F32";
+  case I8: return "Elem::I8";
+  case BF16: return "Elem::BF16";
+  case F16: return "Elem::F16";
+  case U8: return "Elem::U8";
+  case Bool: return "Elem::Bool";
+  case I32: return "Elem::I32";
+  case I64: return "Elem::I64";
+  }
+  return "Elem::F32";
+}
+
+llvm::StringRef Operand::elemWord() const {
+  switch (elem) {
+  case F32: return "f32";
+  case I8: return "i8";
+  case BF16: return "bf16";
+  case F16: return "f16";
+  case U8: return "u8";
+  case Bool: return "bool";
+  case I32: return "i32";
+  case I64: return "i64";
+  }
+  return "f32";
+}
+
+int Operand::elementBytes() const {
+  switch (elem) {
+  case F32:
+  case I32: return 4;
+  case BF16:
+  case F16: return 2;
+  case I64: return 8;
+  default: return 1;
+  }
+}
+
+/// The storage type `t` (a row's element type, a scalar's storage type).
+static Operand::Elem elemOf(mlir::Type t) {
+  if (auto row = llvm::dyn_cast<cr::RowType>(t))
+    t = row.getElementType();
+  if (t.isBF16())
+    return Operand::BF16;
+  if (t.isF16())
+    return Operand::F16;
+  if (t.isInteger(1))
+    return Operand::Bool;
+  if (t.isUnsignedInteger(8))
+    return Operand::U8;
+  if (t.isInteger(8))
+    return Operand::I8;
+  if (t.isInteger(32))
+    return Operand::I32;
+  if (t.isInteger(64))
+    return Operand::I64;
+  return Operand::F32;
 }
 
 llvm::StringRef Operand::kindWord() const {
@@ -165,6 +237,12 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
     o.op = in;
     o.src = in.getName().str();
     o.kind = in.isRow() ? Operand::Row : in.isBroadcast() ? Operand::Broadcast : Operand::PerRow;
+    o.elem = elemOf(in.getStorageType());
+    if (o.elem != Operand::F32 && o.elem != Operand::BF16 && o.elem != Operand::F16)
+      return in.emitError("cannot generate CUDA: input '")
+             << in.getName() << "' is " << o.elemWord()
+             << "; the device library loads f32, bf16 and f16 inputs in this version (the report and "
+                "--emit=reference support it)";
     o.index = v->inputs.size();
     v->inputs.push_back(std::move(o));
   }
@@ -174,8 +252,8 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
     o.src = out.getName().str();
     o.output = true;
     o.kind = cr::isRowValue(out.getValue()) ? Operand::Row : Operand::PerRow;
-    o.i8 = cr::elementBytes(out.getValue().getType()) == 1;
-    if (o.kind == Operand::PerRow && o.i8)
+    o.elem = elemOf(out.getValue().getType());
+    if (o.kind == Operand::PerRow && o.elem == Operand::I8)
       return out.emitError("cannot generate CUDA: per-row i8 outputs are not supported");
     o.index = v->outputs.size();
     v->outputs.push_back(std::move(o));

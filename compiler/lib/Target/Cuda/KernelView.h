@@ -30,13 +30,21 @@ struct Operand {
   std::string name;              // its C++ name (parameters of the kernels and the API)
   Kind kind = Row;
   bool output = false;
-  bool i8 = false;               // element type i8 (outputs only)
+  /// The storage type: f32, bf16, f16 (row and broadcast operands), i8 (also
+  /// inputs), u8 and bool (inputs), i32 and i64 (per-row inputs).
+  enum Elem { F32, I8, BF16, F16, U8, Bool, I32, I64 } elem = F32;
   unsigned index = 0;            // among the inputs, or among the outputs
 
-  /// "const float*", "float*", "int8_t*".
+  /// "const float*", "__nv_bfloat16*", "int8_t*", ...
   std::string pointerType() const;
-  /// Bytes per element: 4, or 1 for i8.
-  int elementBytes() const { return i8 ? 1 : 4; }
+  /// "float", "__nv_bfloat16", "__half", "int8_t".
+  llvm::StringRef storageType() const;
+  /// The device library's name: "Elem::F32", "Elem::BF16", ...
+  llvm::StringRef elemEnumerator() const;
+  /// The signature string's word: "f32", "bf16", "f16", "i8".
+  llvm::StringRef elemWord() const;
+  /// Bytes per element.
+  int elementBytes() const;
   /// "row", "broadcast", "scalar" (the signature string's words).
   llvm::StringRef kindWord() const;
 };

@@ -113,7 +113,7 @@ void WorkloadPrinter::printConstants() {
     const char *kind = o.kind == Operand::Row         ? "Kind::Row"
                        : o.kind == Operand::Broadcast ? "Kind::Broadcast"
                                                       : "Kind::PerRow";
-    return std::string("{") + kind + ", " + (o.i8 ? "Elem::I8" : "Elem::F32") + "}" +
+    return std::string("{") + kind + ", " + o.elemEnumerator().str() + "}" +
            (o.index + 1 == count ? "};" : ",");
   };
   const std::string inHead = "static constexpr Operand kInputs[] = {";
@@ -322,14 +322,19 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
   llvm::DenseMap<Operation *, std::string> inputLocal;
   std::string text;
   llvm::raw_string_ostream ts(text);
-  if (!pass.reads.empty()) {
-    ts << "const float ";
-    for (auto [i, input] : llvm::enumerate(pass.reads)) {
+  // Every element arrives as a float; a bool input's is 0 or 1.
+  for (bool masks : {false, true}) {
+    std::string decl;
+    for (unsigned input : pass.reads) {
+      if ((k.inputs[input].elem == Operand::Bool) != masks)
+        continue;
       std::string name = local.fresh(k.inputs[input].src);
       inputLocal[k.inputs[input].op] = name;
-      ts << (i ? ", " : "") << name << " = e.template in<" << input << ">()";
+      decl += (decl.empty() ? "" : ", ") + name + " = e.template in<" + std::to_string(input) + ">()" +
+              (masks ? " != 0.0f" : "");
     }
-    ts << ";\n";
+    if (!decl.empty())
+      ts << (masks ? "const bool " : "const float ") << decl << ";\n";
   }
   // The element regions of the pass: the stage's reductions, or h.
   llvm::SmallVector<cr::ElementRegionOpInterface> regions;

@@ -66,7 +66,7 @@ struct Element {
     if constexpr (W::kOutputs[j].elem == Elem::I8) {
       static_assert(IsSame<V, int8_t>::value, "an i8 output takes the converted value (f32_to_i8)");
       oi[j][vi] = x;
-    } else {
+    } else {  // f32, bf16, f16: held as f32; bf16 and f16 round at the store
       of[j][vi] = x;
     }
   }
@@ -98,7 +98,7 @@ CREDIT_DEVICE void store_outputs(IntSeq<J...>, K& k, const OF& of, const OI& oi,
   (store_output<J>(k, of, oi, off), ...);
 }
 template <class K, int... KP>
-CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, float* (&at)[K::NK], bool piece1) {
+CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, unsigned char* (&at)[K::NK], bool piece1) {
   ((at[KP] = piece1 ? k.kept_smem_p1[KP] : k.kept_smem[KP]), ...);
 }
 }  // namespace detail
@@ -108,7 +108,7 @@ template <int p, class K, class Acc>
 CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned base, int it, unsigned cend,
                          bool piece1, unsigned pbase) {
   constexpr int U = K::kUnroll, VEC = K::VEC;
-  float* at[K::NK];
+  unsigned char* at[K::NK];
   detail::pieces(Indices<K::NK>{}, k, at, piece1);
   // Zeroed: a batch past the slice's end loads only its first positions, and an
   // unloaded (undefined) element lets the compiler give it the register of another

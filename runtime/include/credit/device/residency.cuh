@@ -1,14 +1,17 @@
 // credit/device/residency.cuh -- where each element of a pass comes from, and how a
 // kept input gets where it lives between passes.
 //
-//   smem       the kept slice in SMEM. Float4 forms fill it with bulk copies issued
-//              at the row's start: every kept input's slice in kLoadChunks chunks,
+//   smem       the kept slice in SMEM, in the input's storage type. Float4 forms
+//              whose kept inputs are all f32 fill it with bulk copies issued at the
+//              row's start: every kept input's slice in kLoadChunks chunks,
 //              one mbarrier each, in first-read order; the first pass over an input
 //              waits for each chunk before reading it, so it starts on the first
 //              chunk while the others land. The whole slice is in flight at once and
 //              no register holds it on the way. Scalar forms deposit what the first
 //              pass loaded (the same thread reads those elements back later, and the
-//              passes are separated by the block reductions' __syncthreads).
+//              passes are separated by the block reductions' __syncthreads), and so do
+//              float4 forms with a 16-bit kept input (a 16-bit slice starts only
+//              8-byte aligned; bulk copies move 16-byte units).
 //   registers  the slice in registers, RPT elements per thread in compile-time
 //              sweeps. Float4 forms load the whole slice at entry with predicated
 //              loads, all in flight at once; scalar forms keep what the first pass
@@ -18,8 +21,8 @@
 //   ring       the persistent form: the ring's units (ring.cuh), waited for piece by
 //              piece at the piece's first sweep.
 //   reread     every pass reads global memory.
-// A kept input that the schedule materializes holds T(x) from the storing pass on,
-// in SMEM or registers; elsewhere the later passes compute T again.
+// A kept input that the schedule materializes (f32 only) holds T(x) from the storing
+// pass on, in SMEM or registers; elsewhere the later passes compute T again.
 // Inputs only h reads: the staged float4 register forms load them at entry where the
 // data registers allow (credit::prefetchInputsOfH), the persistent form loads the
 // hoisted broadcast ones once per CTA and asks L2 for the prefetched row ones.
@@ -37,20 +40,46 @@ namespace residency {
 // ---------------------------------------------------------------------------
 // Per row and per CTA.
 // ---------------------------------------------------------------------------
-// The kept slices of this row: SMEM arrays, or the ring units of the row's copies
-// (first piece, second piece).
+// The SMEM slot `bytes` bytes per slice element into the kept region (a multiple of
+// 4: addressed in f32 words, as the f32 slots always were).
+template <int bytes, class K>
+CREDIT_DEVICE unsigned char* kept_slot(K& k) {
+  if constexpr (bytes % 4 == 0)
+    return reinterpret_cast<unsigned char*>(reinterpret_cast<float*>(k.smem + k.layout.keepOffset) +
+                                            (bytes / 4) * k.slice);
+  else
+    return k.smem + k.layout.keepOffset + bytes * k.slice;
+}
+// The kept slices of this row: SMEM arrays (slot s at slotOffsetBytes(s) times the
+// slice), or the ring units of the row's copies (first piece, second piece).
 template <class K, int... KP>
 CREDIT_DEVICE void set_kept_pointers(IntSeq<KP...>, K& k) {
+  using C = Contract<typename K::W>;
   ((k.kept_smem[KP] = !K::keep(KP) ? nullptr
                       : K::kPersistent
-                          ? reinterpret_cast<float*>(k.smem + k.layout.keepOffset +
-                                                     k.cursor.unit(KP * K::PIECES, k.ring) * k.layout.keepBytes)
-                          : reinterpret_cast<float*>(k.smem + k.layout.keepOffset) + Int<K::W::kSmemSlot[KP]>::value * k.slice,
+                          ? k.smem + k.layout.keepOffset + k.cursor.unit(KP * K::PIECES, k.ring) * k.layout.keepBytes
+                          : kept_slot<C::slotOffsetBytes(K::W::kSmemSlot[KP])>(k),
     k.kept_smem_p1[KP] = !K::keep(KP) || !K::kPersistent || K::PIECES < 2
                              ? k.kept_smem[KP]
-                             : reinterpret_cast<float*>(k.smem + k.layout.keepOffset +
-                                                        k.cursor.unit(KP * K::PIECES + 1, k.ring) * k.layout.keepBytes)),
+                             : k.smem + k.layout.keepOffset +
+                                   k.cursor.unit(KP * K::PIECES + 1, k.ring) * k.layout.keepBytes),
    ...);
+}
+
+// Kept input kp's element `e` of the SMEM slice at `at[kp]`, in its storage type.
+template <class K, int kp>
+using KeptStorage = typename Storage<Contract<typename K::W>::keptElem(kp)>::type;
+template <int kp, class K>
+CREDIT_DEVICE KeptStorage<K, kp>* kept_elem(unsigned char* const* at, unsigned e) {
+  return reinterpret_cast<KeptStorage<K, kp>*>(at[kp]) + e;
+}
+// Whether kept input kp's SMEM slice starts 16-byte aligned (f32 VEC = 4 accesses):
+// where the bytes before its slot are a multiple of four times the slice (slices are
+// multiples of 4 elements), always so with f32 kept inputs alone (the bulk copies' and
+// the ring's workloads).
+template <int kp, class K>
+CREDIT_HD constexpr bool kept_aligned16() {
+  return Contract<typename K::W>::slotOffsetBytes(K::W::kSmemSlot[kp]) % 4 == 0;
 }
 
 // Thread 0: the bulk copies of every kept slice of the row, chunk by chunk, in
@@ -59,13 +88,15 @@ template <int KP, class K>
 CREDIT_DEVICE void issue_chunks_of(K& k) {
   if constexpr (K::bulk(KP)) {
     constexpr int i = K::W::kKept[KP];
+    static_assert(Contract<typename K::W>::keptElem(KP) == Elem::F32, "bulk copies of whole 16-byte units: f32");
     for (int c = 0; c < kLoadChunks; ++c) {
       const unsigned cbeg = c * k.chunk < k.len ? c * k.chunk : k.len;
       const unsigned cend = cbeg + k.chunk < k.len ? cbeg + k.chunk : k.len;
       const uint32_t bar = ptx::smem_addr(k.load_bars + Int<K::W::kSmemSlot[KP]>::value * kLoadChunks + c);
       ptx::mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);
       if (cend > cbeg)
-        ptx::bulk_load(ptx::smem_addr(k.kept_smem[KP] + cbeg), k.template in_ptr<i>() + cbeg, (cend - cbeg) * 4, bar);
+        ptx::bulk_load(ptx::smem_addr(reinterpret_cast<float*>(k.kept_smem[KP]) + cbeg), k.template in_ptr<i>() + cbeg,
+                       (cend - cbeg) * 4, bar);
     }
   }
 }
@@ -125,8 +156,17 @@ CREDIT_DEVICE void hoist(IntSeq<I...>, K& k) {
 template <int i, class K>
 CREDIT_DEVICE void prefetch_l2_one(K& k) {
   if constexpr (hasBit(K::W::kPrefetchL2, i)) {
-    static_assert(K::W::kInputs[i].elem == Elem::F32, "L2 prefetches of whole 16-byte units: f32 inputs");
-    if (k.tid == 0 && k.len > 0) ptx::bulk_prefetch_l2(k.template in_ptr<i>(), k.len * 4);
+    if constexpr (K::W::kInputs[i].elem == Elem::F32) {
+      if (k.tid == 0 && k.len > 0) ptx::bulk_prefetch_l2(k.template in_ptr<i>(), k.len * 4);
+    } else {
+      // A 16-bit slice starts 8-byte aligned: its 16-byte units within the slice (the
+      // prefetch takes whole units; a few edge bytes are not asked for).
+      constexpr unsigned b = sizeof(typename Storage<K::W::kInputs[i].elem>::type);
+      const unsigned long long lo = reinterpret_cast<unsigned long long>(k.template in_ptr<i>());
+      const unsigned long long first = (lo + 15ull) & ~15ull, end = (lo + k.len * b) & ~15ull;
+      if (k.tid == 0 && end > first)
+        ptx::bulk_prefetch_l2(reinterpret_cast<const void*>(first), static_cast<uint32_t>(end - first));
+    }
   }
 }
 template <class K, int... I>
@@ -180,44 +220,47 @@ CREDIT_HD constexpr bool in_h_registers(int i) {
 }
 
 template <int p, int i, class K, class V>
-CREDIT_DEVICE void load(const K& k, V& v, int u, unsigned off, float* const* at, unsigned base) {
+CREDIT_DEVICE void load(const K& k, V& v, int u, unsigned off, unsigned char* const* at, unsigned base) {
   using C = Contract<typename K::W>;
   constexpr int kp = C::keptPos(i);
   if constexpr (!C::reads(p, i) || in_kept_registers<K>(p, i) || in_h_registers<K>(i)) {
     return;  // not read, or read from registers (Element::in)
   } else if constexpr (kp >= 0 && C::firstRead(i) == p) {  // a kept input's first read
-    if constexpr (K::bulk(kp)) ld_smem(v[i][u], at[kp] + (off - base));  // landed by the bulk copy
+    if constexpr (K::bulk(kp)) ld_smem<K::VEC>(v[i][u], kept_elem<kp, K>(at, off - base));  // landed by the bulk copy
     else ld_global(v[i][u], k.template in_ptr<i>() + off);
   } else if constexpr (kp >= 0) {  // a later read
-    if constexpr (K::keep(kp)) ld_smem(v[i][u], at[kp] + (off - base));
+    if constexpr (K::keep(kp)) ld_smem<K::VEC, kept_aligned16<kp, K>()>(v[i][u], kept_elem<kp, K>(at, off - base));
     else ld_global(v[i][u], k.template in_ptr<i>() + off);  // reread, or the partial form's dropped input
   } else {
     ld_global(v[i][u], k.template in_ptr<i>() + off);  // streamed, or broadcast (from L2)
   }
 }
 template <int p, int i, bool kRowKind, class K, class V>
-CREDIT_DEVICE void load_if(const K& k, V& v, int u, unsigned off, float* const* at, unsigned base) {
+CREDIT_DEVICE void load_if(const K& k, V& v, int u, unsigned off, unsigned char* const* at, unsigned base) {
   if constexpr (Contract<typename K::W>::isRowInput(i) == kRowKind) load<p, i>(k, v, u, off, at, base);
 }
 template <int p, class K, class V, int... I>
-CREDIT_DEVICE void load_all(IntSeq<I...>, const K& k, V& v, int u, unsigned off, float* const* at, unsigned base) {
+CREDIT_DEVICE void load_all(IntSeq<I...>, const K& k, V& v, int u, unsigned off, unsigned char* const* at,
+                            unsigned base) {
   (load_if<p, I, true>(k, v, u, off, at, base), ...);
   (load_if<p, I, false>(k, v, u, off, at, base), ...);
 }
 
 // After a kept input's first read: keep it where the form keeps it (scalar register
-// forms; SMEM forms without bulk copies).
+// forms; SMEM forms without bulk copies). A 16-bit input goes back to SMEM in its own
+// type, exactly as it was loaded.
 template <int p, int i, class K, class V>
-CREDIT_DEVICE void retain(K& k, const V& v, int it, int u, unsigned off, float* const* at, unsigned base) {
+CREDIT_DEVICE void retain(K& k, const V& v, int it, int u, unsigned off, unsigned char* const* at, unsigned base) {
   using C = Contract<typename K::W>;
   constexpr int kp = C::keptPos(i);
   if constexpr (kp >= 0 && C::firstRead(i) == p) {
     if constexpr (K::kRegs && !K::kRegPrefetch) copy(k.regs.kept[kp][it][u], v[i][u]);
-    if constexpr (K::keep(kp) && !K::kBulk) st_smem(at[kp] + (off - base), v[i][u]);
+    if constexpr (K::keep(kp) && !K::kBulk)
+      st_smem<K::VEC, kept_aligned16<kp, K>()>(kept_elem<kp, K>(at, off - base), v[i][u]);
   }
 }
 template <int p, class K, class V, int... I>
-CREDIT_DEVICE void retain_all(IntSeq<I...>, K& k, const V& v, int it, int u, unsigned off, float* const* at,
+CREDIT_DEVICE void retain_all(IntSeq<I...>, K& k, const V& v, int it, int u, unsigned off, unsigned char* const* at,
                               unsigned base) {
   (retain<p, I>(k, v, it, u, off, at, base), ...);
 }
@@ -225,15 +268,17 @@ CREDIT_DEVICE void retain_all(IntSeq<I...>, K& k, const V& v, int it, int u, uns
 // The materializing pass: T(x) over the kept copy (the same thread wrote and will
 // read those elements).
 template <int p, int KP, class K, class T>
-CREDIT_DEVICE void materialize(K& k, const T& t, int it, int u, unsigned off, float* const* at, unsigned base) {
+CREDIT_DEVICE void materialize(K& k, const T& t, int it, int u, unsigned off, unsigned char* const* at,
+                               unsigned base) {
   if constexpr (K::W::kMaterialize[KP] == p) {
-    if constexpr (K::keep(KP)) st_smem(at[KP] + (off - base), t[KP]);
+    static_assert(Contract<typename K::W>::keptElem(KP) == Elem::F32, "T(x) is kept over f32 inputs only");
+    if constexpr (K::keep(KP)) st_smem<K::VEC, kept_aligned16<KP, K>()>(kept_elem<KP, K>(at, off - base), t[KP]);
     if constexpr (K::kRegs) copy(k.regs.kept[KP][it][u], t[KP]);
   }
 }
 template <int p, class K, class T, int... KP>
-CREDIT_DEVICE void materialize_all(IntSeq<KP...>, K& k, const T& t, int it, int u, unsigned off, float* const* at,
-                                   unsigned base) {
+CREDIT_DEVICE void materialize_all(IntSeq<KP...>, K& k, const T& t, int it, int u, unsigned off,
+                                   unsigned char* const* at, unsigned base) {
   (materialize<p, KP>(k, t, it, u, off, at, base), ...);
 }
 

@@ -69,8 +69,11 @@ struct RowKernel {
                                                                        : C::narrowGeometry();
   // The forms that retain with float4 accesses fill the kept slices with bulk copies
   // (sm_90 and later; before, the first pass stores what it loads, as the scalar
-  // forms do); one row per launch copies them in chunks.
-  static constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0 && kHasBulkCopies;
+  // forms do); one row per launch copies them in chunks. Bulk copies move 16-byte
+  // aligned units, and a 16-bit slice starts only 8-byte aligned: with any kept input
+  // that is not f32 the first pass stores what it loads.
+  static constexpr bool kBulk =
+      kRetain && VEC == 4 && geometry.keepBytesPerElem > 0 && kHasBulkCopies && C::keptAllF32();
   static constexpr bool kChunked = kBulk && !kPersistent;
   static constexpr int kUnroll =
       VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4) : CREDIT_UNROLL_VEC1;
@@ -89,10 +92,12 @@ struct RowKernel {
   CREDIT_HD static constexpr bool keep(int kp) { return kRetain && !(kPartial && kp == W::kPartialDrop); }
   CREDIT_HD static constexpr bool bulk(int kp) { return kBulk && keep(kp); }
   CREDIT_HD static constexpr bool prefetched(int i) {
-    return kPrefetchH && hasBit(C::onlyH(), i) && W::kInputs[i].elem == Elem::F32;
+    return kPrefetchH && hasBit(C::onlyH(), i);
   }
 
   static_assert(!kPersistent || (VEC == 4 && kThreads == W::kWideThreads), "the persistent form: float4, the twins' threads");
+  // The ring fills its units with bulk copies only (16-byte units).
+  static_assert(!kPersistent || C::keptAllF32(), "no persistent form for a workload with a kept input that is not f32");
   static_assert(!kPartial || (W::kPartialDrop >= 0 && kThreads == W::kThreads), "no partial form");
   static_assert(kThreads == W::kThreads || kThreads == W::kWideThreads, "THREADS");
   // Thread t's runs of VEC words, VEC words apart, accessed VEC words wide, are
@@ -130,8 +135,8 @@ struct RowKernel {
   Registers& regs;
   const void* in_slice[NI];  // this CTA's slice of each row and broadcast input (row inputs: this row's)
   void* out_slice[NO];
-  float* kept_smem[NK];     // this row's kept slices (the ring: their first pieces)
-  float* kept_smem_p1[NK];  // the ring: their second pieces
+  unsigned char* kept_smem[NK];     // this row's kept slices (the ring: their first pieces), in their storage type
+  unsigned char* kept_smem_p1[NK];  // the ring: their second pieces
   float N_f;
   long long row_base;  // row * N + begin: this CTA's slice of the row
 

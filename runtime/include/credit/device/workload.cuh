@@ -11,7 +11,9 @@
 //                                                  its k >= 1 SumExpSum (reduce.cuh), one
 //                                                  entry per result, within one stage
 //   static constexpr Operand kInputs[];            {Kind, Elem} per input, signature order
+//                                                  (per-row inputs: F32)
 //   static constexpr Operand kOutputs[];           {Kind::Row | Kind::PerRow, Elem} per output
+//                                                  (per-row outputs: F32 or I8)
 //   The schedule, as decided by the compiler (credit.schedule):
 //   static constexpr unsigned kReads[kStages + 1]; the row and broadcast inputs each pass
 //                                                  reads (bit i: input i); pass kStages is h
@@ -19,9 +21,14 @@
 //   static constexpr int kKept[kNumKept];          their input indices, in first-read order:
 //                                                  the order of the bulk copies and the ring
 //   static constexpr int kSmemSlot[kNumKept];      the SMEM array of each kept input; the
-//                                                  partial form's dropped input is last
+//                                                  partial form's dropped input is last.
+//                                                  Arrays hold the input's storage type:
+//                                                  slot s starts at the element bytes of
+//                                                  slots 0 .. s-1 times the slice
 //   static constexpr int kMaterialize[kNumKept];   the pass that stores T(x) over the kept
 //                                                  input (later passes read T(x)); -1: none
+//                                                  (always for a 16-bit kept input: T(x)
+//                                                  rounded to 16 bits would change results)
 //   static constexpr int kPartialDrop;             the kept input (index into kKept) the
 //                                                  partial form reads from L2; -1: no such form
 //   static constexpr bool kPartialDropReadLate;    another kept input is first read before it
@@ -43,7 +50,8 @@
 //        e.template add<j>(g)      combines g into statistic j of the stage
 //        e.template add_sumexp<j>(p, w...)   adds pivot p and weights w_1..w_k into the
 //                                  online statistic at j (SumExpMax; j + i: the sum of w_i)
-//        e.template out<j>(v)      sets row output j's element (h; i8 outputs take int8_t)
+//        e.template out<j>(v)      sets row output j's element (h; i8 outputs take int8_t,
+//                                  bf16 and f16 outputs a float, rounded at the store)
 //        e.template keep<i>(t)     stores T(x) over kept input i (the pass kMaterialize names)
 //        E::template held<i>()     whether in<i>() already is T(x) (read from the kept copy)
 //   static void finish(Stage<l>, Row&, const float* r);   r[j]: statistic j of stage l,
@@ -67,8 +75,11 @@ namespace credit {
 namespace device {
 
 enum class Kind : int { Row, Broadcast, PerRow };  // [M][N], [N], [M]
-// Element types. Every element is loaded as a float; kept inputs are f32.
-enum class Elem : int { F32, I8 };
+// Element types: how an element is stored. The arithmetic is f32: loads convert
+// (exactly), bf16 and f16 stores round to nearest even. Inputs are F32, BF16 or F16
+// (per-row inputs F32), outputs any but per-row outputs F32 or I8; a kept input keeps
+// its storage type on chip.
+enum class Elem : int { F32, I8, BF16, F16 };
 // Sum, Max, Min: one value each. SumExpMax, SumExpSum...: one online statistic, the
 // max m of a pivot and sums of weighted exp(pivot - m) (reduce.cuh).
 enum class Reduce : int { Sum, Max, Min, SumExpMax, SumExpSum };
@@ -89,7 +100,8 @@ struct Stage {
   static constexpr int value = l;
 };
 
-CREDIT_HD constexpr int elemBytes(Elem e) { return e == Elem::I8 ? 1 : 4; }
+CREDIT_HD constexpr int elemBytes(Elem e) { return e == Elem::I8 ? 1 : e == Elem::F32 ? 4 : 2; }
+CREDIT_HD constexpr bool is16Bit(Elem e) { return e == Elem::BF16 || e == Elem::F16; }
 
 CREDIT_HD constexpr bool sameGeometry(WorkloadGeometry a, WorkloadGeometry b) {
   return a.keepBytesPerElem == b.keepBytesPerElem && a.numStages == b.numStages && a.qMax == b.qMax &&
@@ -152,36 +164,69 @@ struct Contract {
     return j == kNumOutputs ? 0u : ((isRowOutput(j) ? 1u << j : 0u) | rowOutputs(j + 1));
   }
 
-  // The geometry of a form of `threads` per CTA keeping `kept` arrays of 4 bytes.
-  CREDIT_HD static constexpr WorkloadGeometry geometry(int threads, int kept = kNumKept) {
-    return WorkloadGeometry{4 * kept, kStages, qMax(), qSum(), threads, popcount(onlyH())};
+  // Kept inputs in SMEM: each in its storage type, in the array kSmemSlot names.
+  CREDIT_HD static constexpr Elem keptElem(int k) { return W::kInputs[W::kKept[k]].elem; }
+  CREDIT_HD static constexpr int keptBytes(int k) { return elemBytes(keptElem(k)); }
+  // b_keep: the element bytes of every kept input.
+  CREDIT_HD static constexpr int keepBytesPerElem(int k = 0) {
+    return k == kNumKept ? 0 : keptBytes(k) + keepBytesPerElem(k + 1);
+  }
+  // The element bytes of the arrays before SMEM slot `slot`: the slot starts that many
+  // bytes times the slice into the kept region (8-byte aligned: slices are multiples of
+  // 4 elements).
+  CREDIT_HD static constexpr int slotOffsetBytes(int slot, int k = 0) {
+    return k == kNumKept ? 0 : (W::kSmemSlot[k] < slot ? keptBytes(k) : 0) + slotOffsetBytes(slot, k + 1);
+  }
+  // Every kept input is f32 (the bulk copies and the ring move whole 16-byte units).
+  CREDIT_HD static constexpr bool keptAllF32(int k = 0) {
+    return k == kNumKept || (keptElem(k) == Elem::F32 && keptAllF32(k + 1));
+  }
+
+  // The geometry of a form of `threads` per CTA keeping `keepBytes` bytes per element.
+  CREDIT_HD static constexpr WorkloadGeometry geometry(int threads, int keepBytes = keepBytesPerElem()) {
+    return WorkloadGeometry{keepBytes, kStages, qMax(), qSum(), threads, popcount(onlyH())};
   }
   CREDIT_HD static constexpr WorkloadGeometry narrowGeometry() { return geometry(W::kThreads); }
   CREDIT_HD static constexpr WorkloadGeometry wideGeometry() { return geometry(W::kWideThreads); }
   // The partial form keeps every kept input but kPartialDrop.
   CREDIT_HD static constexpr WorkloadGeometry partialGeometry() {
-    return geometry(W::kThreads, W::kPartialDrop >= 0 ? kNumKept - 1 : kNumKept);
+    return geometry(W::kThreads,
+                    W::kPartialDrop >= 0 ? keepBytesPerElem() - keptBytes(W::kPartialDrop) : keepBytesPerElem());
   }
 
-  // Consistency of the constants.
+  // Consistency of the constants. T(x) is kept over f32 inputs only: rounded to 16
+  // bits it would change the results.
   CREDIT_HD static constexpr bool keptValid(int k = 0) {
     return k == kNumKept ||
            (W::kKept[k] >= 0 && W::kKept[k] < kNumInputs && isRowInput(W::kKept[k]) &&
-            W::kInputs[W::kKept[k]].elem == Elem::F32 && W::kSmemSlot[k] >= 0 && W::kSmemSlot[k] < kNumKept &&
+            W::kSmemSlot[k] >= 0 && W::kSmemSlot[k] < kNumKept &&
             (k == 0 || firstRead(W::kKept[k - 1]) <= firstRead(W::kKept[k])) &&
-            (W::kMaterialize[k] < 0 || (W::kMaterialize[k] > firstRead(W::kKept[k]) && W::kMaterialize[k] < kH)) &&
+            (W::kMaterialize[k] < 0 || (W::kMaterialize[k] > firstRead(W::kKept[k]) && W::kMaterialize[k] < kH &&
+                                        keptElem(k) == Elem::F32)) &&
             keptValid(k + 1));
   }
   CREDIT_HD static constexpr bool readsValid(int p = 0) {
     return p > kH || ((W::kReads[p] >> kNumInputs) == 0u && readsValid(p + 1));
+  }
+  CREDIT_HD static constexpr bool inputsValid(int i = 0) {
+    return i == kNumInputs ||
+           ((W::kInputs[i].elem == Elem::F32 || (is16Bit(W::kInputs[i].elem) && W::kInputs[i].kind != Kind::PerRow)) &&
+            inputsValid(i + 1));
+  }
+  CREDIT_HD static constexpr bool outputsValid(int j = 0) {
+    return j == kNumOutputs ||
+           (W::kOutputs[j].kind != Kind::Broadcast &&
+            (W::kOutputs[j].kind == Kind::Row || !is16Bit(W::kOutputs[j].elem)) && outputsValid(j + 1));
   }
   static_assert(kStages >= 1, "a workload has at least one stage");
   static_assert(kNumInputs >= 1 && kNumInputs <= 32, "1 to 32 inputs (read masks are 32-bit)");
   static_assert(kNumOutputs >= 1 && kNumOutputs <= 32, "1 to 32 outputs");
   static_assert(kNumKept >= 1, "an accepted workload keeps at least one input");
   static_assert(readsValid(), "kReads names an input that does not exist");
-  static_assert(keptValid(), "kKept: row inputs of f32 in first-read order; kSmemSlot in range; "
-                             "kMaterialize after the first read and before h");
+  static_assert(inputsValid(), "inputs: f32, bf16 or f16; per-row inputs f32");
+  static_assert(outputsValid(), "outputs: row or per-row; per-row outputs f32 or i8");
+  static_assert(keptValid(), "kKept: row inputs in first-read order; kSmemSlot in range; "
+                             "kMaterialize after the first read and before h, -1 over a kept input that is not f32");
   static_assert(W::kPartialDrop < kNumKept && (W::kPartialDrop < 0 || kNumKept >= 2),
                 "the partial form drops one of two or more kept inputs");
   static_assert(W::kPartialDrop < 0 || W::kSmemSlot[W::kPartialDrop] == kNumKept - 1,

@@ -19,12 +19,14 @@
 namespace credit {
 
 // One data argument of a generated launch API: credit_<K>_signature()'s
-// "name:in|out:row|broadcast|scalar:f32|i8" (row [M][N], broadcast [N], scalar [M]).
+// "name:in|out:row|broadcast|scalar:f32|bf16|f16|i8" (row [M][N], broadcast [N],
+// scalar [M]).
 struct KernelArg {
   std::string name;
   bool input = true;
   enum Kind { Row, Broadcast, Scalar } kind = Row;
-  int elemBytes = 4;  // f32 4, i8 1
+  enum Type { F32, I8, BF16, F16 } type = F32;
+  int elemBytes = 4;  // f32 4, bf16 and f16 2, i8 1
 };
 
 // Parses a signature string; false (with `error`) on a malformed entry.

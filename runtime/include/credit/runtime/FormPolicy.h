@@ -114,6 +114,7 @@ enum class StagedForm : int {
 // keeps kLightTwinCtasPerSm CTAs per SM by registers and skips the SMEM round trip.
 // It runs where the SMEM form holds fewer threads per SM than those twin CTAs
 // (otherwise the SMEM form hides latency as well and needs no idle lanes).
+// numKeptArrays counts 4-byte arrays: two 16-bit kept inputs (two f32 register arrays here) count as one.
 inline constexpr int kLightRowDataRegs = 32;
 inline constexpr int kLightTwinCtasPerSm = 2;
 CREDIT_HD constexpr bool isLightRegisterRow(WorkloadGeometry g) {

@@ -65,7 +65,7 @@ struct DeviceLimits {
 
 struct LaunchRequest {
   const void* const* ptrs;  // every pointer argument the kernel dereferences
-  const int* elemBytes;     // per pointer: its element size = required alignment (4 for f32, 1 for i8)
+  const int* elemBytes;     // per pointer: its element size = required alignment (f32 4, bf16/f16 2, i8 1)
   int numPtrs;
   long long M;              // rows
   long long N;              // row width
@@ -118,7 +118,7 @@ CREDIT_HD inline bool canUseVec4(const void* const* ptrs, int numPtrs, long long
 }
 
 // Per-pointer variant: an operand of elemBytes accessed 4 elements at a time
-// needs 4*elemBytes alignment (16 for f32, 4 for i8 char4).
+// needs 4*elemBytes alignment (16 for f32, 8 for bf16/f16, 4 for i8 char4).
 CREDIT_HD inline bool canUseVec4(const void* const* ptrs, const int* elemBytes, int numPtrs,
                                  long long N) {
   if (N % 4 != 0) return false;

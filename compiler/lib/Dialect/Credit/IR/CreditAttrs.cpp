@@ -262,6 +262,22 @@ LogicalResult mlir::credit::verifyScheduleForKernel(KernelOp kernel, ScheduleAtt
     if (m.pass >= numPasses)
       return emitError() << "#credit.schedule: '" << m.input.getValue() << "' is materialized by pass "
                          << m.pass << ", but the kernel has " << numPasses << " passes";
+  // 16-bit kept slices: no T(x) stored over them (it would be rounded), and no
+  // persistent form (its ring is filled by bulk copies of 16-byte-aligned slices).
+  for (StringAttr n : s.getKept()) {
+    Type e = cast<RowType>(kernel.lookupInput(n.getValue()).getType()).getElementType();
+    if (e.isF32())
+      continue;
+    for (const MaterializedInput &m : s.getMaterialized())
+      if (m.input == n)
+        return emitError() << "#credit.schedule: '" << n.getValue() << "' (" << e
+                           << ") cannot be materialized: its kept copy is 16-bit";
+    for (Form f : s.getForms())
+      if (f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
+          f == Form::PersistentHalvesClaims)
+        return emitError() << "#credit.schedule: form " << stringifyForm(f) << " with the " << e
+                           << " kept input '" << n.getValue() << "' (the ring keeps f32 slices only)";
+  }
   return success();
 }
 

@@ -38,14 +38,30 @@ void CreditDialect::registerTypes() {
 
 LogicalResult RowType::verify(function_ref<InFlightDiagnostic()> emitError,
                               Type elementType) {
-  if (!elementType || !(elementType.isF32() || elementType.isSignlessInteger(8)))
-    return emitError() << "!credit.row element type must be f32 or i8, got "
+  if (!elementType || !isInputElementType(elementType))
+    return emitError() << "!credit.row element type must be f32, bf16, f16, i8, ui8 or i1, got "
                        << elementType;
   return success();
 }
 
+bool mlir::credit::isFloatStorageType(Type t) {
+  return t && (t.isF32() || t.isBF16() || t.isF16());
+}
+
+bool mlir::credit::isInputElementType(Type t) {
+  return isFloatStorageType(t) || t.isSignlessInteger(8) || t.isUnsignedInteger(8) ||
+         t.isSignlessInteger(1);
+}
+
+Type mlir::credit::getYieldedElementType(RowType row) {
+  Type e = row.getElementType();
+  return isFloatStorageType(e) ? Float32Type::get(e.getContext()) : e;
+}
+
 Type mlir::credit::getElementArgType(Type operandType) {
-  if (auto row = llvm::dyn_cast<RowType>(operandType))
-    return row.getElementType();
+  if (auto row = llvm::dyn_cast<RowType>(operandType)) {
+    Type e = row.getElementType();
+    return e.isSignlessInteger(1) ? e : Float32Type::get(e.getContext());
+  }
   return operandType;
 }

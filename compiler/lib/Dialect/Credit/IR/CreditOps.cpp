@@ -314,10 +314,13 @@ LogicalResult KernelOp::verify() {
 //===----------------------------------------------------------------------===//
 
 void InputOp::build(OpBuilder &builder, OperationState &state, StringRef name,
-                    InputKind kind) {
+                    InputKind kind, Type storage) {
   Type f32 = builder.getF32Type();
-  Type type = kind == InputKind::scalar ? f32 : RowType::get(f32);
-  build(builder, state, type, name, kind);
+  if (kind == InputKind::scalar)
+    build(builder, state, f32, name, kind,
+          storage && !storage.isF32() ? TypeAttr::get(storage) : TypeAttr());
+  else
+    build(builder, state, RowType::get(storage ? storage : f32), name, kind, TypeAttr());
 }
 
 void InputOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
@@ -329,14 +332,27 @@ LogicalResult InputOp::verify() {
   if (getKind() == InputKind::scalar) {
     if (!type.isF32())
       return emitOpError("scalar input must have type f32, got ") << type;
+    if (auto storage = getStorage())
+      if (!storage->isSignlessInteger(32) && !storage->isSignlessInteger(64))
+        return emitOpError("a scalar input is stored as f32, i32 or i64, got ") << *storage;
     return success();
   }
+  if (getStorage())
+    return emitOpError("only a scalar input has a 'storage' type (a row's is its element type)");
   auto row = dyn_cast<RowType>(type);
-  if (!row || !row.getElementType().isF32())
+  if (!row || !isInputElementType(row.getElementType()))
     return emitOpError("")
            << stringifyInputKind(getKind())
-           << " input must have type !credit.row<f32>, got " << type;
+           << " input must have type !credit.row<f32|bf16|f16|i8|ui8|i1>, got " << type;
   return success();
+}
+
+Type InputOp::getStorageType() {
+  if (auto row = dyn_cast<RowType>(getResult().getType()))
+    return row.getElementType();
+  if (auto storage = getStorage())
+    return *storage;
+  return getResult().getType();
 }
 
 void ParamOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
@@ -716,14 +732,15 @@ void ApplyOp::build(OpBuilder &builder, OperationState &state,
 
 void ApplyOp::build(
     OpBuilder &builder, OperationState &state, ValueRange inputs,
-    function_ref<void(OpBuilder &, Location, ValueRange)> bodyBuilder) {
+    function_ref<void(OpBuilder &, Location, ValueRange)> bodyBuilder,
+    ArrayRef<Type> storage) {
   state.addOperands(inputs);
   Block *block = createElementBlock(builder, state.addRegion(), inputs);
   runBodyBuilder(builder, state.location, block, bodyBuilder);
   if (!block->empty())
     if (auto yield = dyn_cast<YieldOp>(block->back()))
-      for (Type t : yield.getOperandTypes())
-        state.addTypes(RowType::get(t));
+      for (auto [i, t] : llvm::enumerate(yield.getOperandTypes()))
+        state.addTypes(RowType::get(i < storage.size() && storage[i] ? storage[i] : t));
 }
 
 YieldOp ApplyOp::getYieldOp() {
@@ -745,11 +762,13 @@ LogicalResult ApplyOp::verify() {
     if (!t.isF32() && !t.isSignlessInteger(8))
       return emitOpError("yielded value #") << i << " must be f32 or i8, got "
                                             << t;
+    // A float result is stored in its row's type (rounded), an i8 one as is.
     auto row = cast<RowType>(res.getType());
-    if (row.getElementType() != t)
+    if (getYieldedElementType(row) != t)
       return emitOpError("result #")
              << i << " has type " << res.getType() << ", expected "
-             << RowType::get(t) << " for a yielded " << t;
+             << (t.isF32() ? "!credit.row<f32|bf16|f16>" : "!credit.row<i8>")
+             << " for a yielded " << t;
   }
   return success();
 }

@@ -103,6 +103,10 @@ llvm::SmallVector<Materialization> mlir::credit::findMaterializations(KernelOp k
   llvm::sort(kept);
   for (unsigned k : kept) {
     InputOp in = inputs[k];
+    // T(x) stored over a 16-bit kept copy would be rounded: later passes would
+    // compute on other values than the as-written schedule.
+    if (!cast<RowType>(in.getType()).getElementType().isF32())
+      continue;
     llvm::SmallVector<int> readers = s.readersOf(k);
     // Worth it only if a pass after the materializing one reads T(x).
     if (readers.size() < 3)

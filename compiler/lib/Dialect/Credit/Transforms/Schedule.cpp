@@ -41,7 +41,7 @@ FailureOr<VariantSet> VariantSet::parse(llvm::ArrayRef<std::string> names, std::
 bool KernelSchedule::has(Form f) const { return llvm::is_contained(forms, f); }
 
 bool KernelSchedule::persistentPossible() const {
-  return !kept.empty() && ::credit::hasRegisterForms(threads) && wideThreads > 0;
+  return !kept.empty() && keptAllF32 && ::credit::hasRegisterForms(threads) && wideThreads > 0;
 }
 
 llvm::SmallVector<unsigned> KernelSchedule::smemOrder() const {
@@ -171,6 +171,9 @@ FailureOr<KernelSchedule> mlir::credit::computeSchedule(KernelOp kernel, int thr
     last = std::max(last, p);
   }
   s.keptReadLate = last > first;
+  for (unsigned k : s.kept)
+    if (!cast<RowType>(inputs[k].getType()).getElementType().isF32())
+      s.keptAllF32 = false;
 
   s.geometry = computeGeometry(kernel, threads);
   if (s.geometry.hOnlyArrays != static_cast<int>(s.onlyH.size()))

@@ -61,7 +61,7 @@ Traffic mlir::credit::computeTraffic(KernelOp kernel) {
   // pass, through row-level math (a let), or copied to a per-row output.
   for (InputOp in : kernel.getInputOps())
     if (in.getKind() == InputKind::scalar && (!in->use_empty() || scalarsRead.contains(in)))
-      t.fixedPerRow += elementBytes(in.getType());
+      t.fixedPerRow += elementBytes(in.getStorageType());
   t.baseline += t.outputBytes;
   t.cluster += t.outputBytes;
   t.reread = t.baseline - t.cluster;

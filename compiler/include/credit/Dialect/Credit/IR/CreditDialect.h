@@ -59,9 +59,16 @@ inline bool isRowValue(Value v) { return isRowType(v.getType()); }
 /// input, row-level let, N).
 inline bool isRowLevelValue(Value v) { return v.getType().isF32(); }
 
+/// f32, bf16 or f16: a float storage type (arithmetic is f32).
+bool isFloatStorageType(Type t);
+/// The element types of an input row: the float ones, i8, ui8 (u8), i1 (bool).
+bool isInputElementType(Type t);
+/// What an element region yields for a result row: f32 for a float storage
+/// type (rounded at the store), i8 for i8.
+Type getYieldedElementType(RowType row);
 /// Type of the element block argument that stands for an operand of type
-/// `operandType` in a reduce/select/apply region: E for !credit.row<E>,
-/// the type itself otherwise.
+/// `operandType` in a reduce/select/apply region: i1 for a row of bools, f32
+/// for any other row (the load converts), the type itself otherwise.
 Type getElementArgType(Type operandType);
 
 /// Whether kernel form `f` runs at the wide-CTA twin's threads (the

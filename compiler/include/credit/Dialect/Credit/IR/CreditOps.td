@@ -57,7 +57,10 @@ def Credit_RowType : Credit_Type<"Row", "row"> {
   let summary = "a per-element operand of the row";
   let description = [{
     `!credit.row<E>`: a row-varying input, a broadcast vector or an
-    elementwise result. `E` is `f32` or `i8`.
+    elementwise result. `E`, the storage type, is `f32`, `bf16`, `f16`, `i8`,
+    `ui8` (u8) or `i1` (bool, one byte; inputs only); element regions see a
+    float, i8 or u8 element as f32 (loads convert, stores round to nearest
+    even) and a bool one as i1.
   }];
   let parameters = (ins "::mlir::Type":$elementType);
   let assemblyFormat = "`<` $elementType `>`";
@@ -248,22 +251,29 @@ def Credit_InputOp : Credit_Op<"input", [
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "kernel input";
   let description = [{
-    `%x = credit.input "x" row : !credit.row<f32>`; kinds `row`, `broadcast`
-    (result `!credit.row<f32>`) and `scalar` (result `f32`).
+    `%x = credit.input "x" row : !credit.row<bf16>`; kinds `row`, `broadcast`
+    (result `!credit.row<E>`, E = f32, bf16, f16, i8, ui8 (u8) or i1 (bool, one
+    byte)) and `scalar` (result `f32`; `{storage = i32}` or `i64` where it is
+    stored as an integer and converted at the load).
   }];
-  let arguments = (ins StrAttr:$name, Credit_InputKindAttr:$kind);
+  let arguments = (ins StrAttr:$name, Credit_InputKindAttr:$kind,
+                       OptionalAttr<TypeAttr>:$storage);
   let results = (outs Credit_RowOrF32:$result);
   let assemblyFormat =
       "$name custom<InputKindKeyword>($kind) attr-dict `:` type($result)";
   let hasVerifier = 1;
   let builders = [
-    // Result type derived from the kind.
-    OpBuilder<(ins "::llvm::StringRef":$name, "InputKind":$kind)>
+    // Result type derived from the kind and the storage type (default f32).
+    OpBuilder<(ins "::llvm::StringRef":$name, "InputKind":$kind,
+                   CArg<"::mlir::Type", "{}">:$storage)>
   ];
   let extraClassDeclaration = [{
     bool isRow() { return getKind() == InputKind::row; }
     bool isBroadcast() { return getKind() == InputKind::broadcast; }
     bool isScalar() { return getKind() == InputKind::scalar; }
+    /// How the input is stored: a row's element type, a scalar's storage
+    /// attribute, else f32.
+    ::mlir::Type getStorageType();
   }];
 }
 
@@ -486,10 +496,12 @@ def Credit_ApplyOp : Credit_ElementRegionOp<"apply", [HasParent<"KernelOp">]> {
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
                    "::mlir::ValueRange":$inputs)>,
     // Result types inferred from the credit.yield that `bodyBuilder` must
-    // create: one !credit.row<T> per yielded value of type T.
+    // create: one !credit.row<T> per yielded value of type T, or of the
+    // storage type `storage[i]` where given (bf16 or f16 for a yielded f32).
     OpBuilder<(ins "::mlir::ValueRange":$inputs,
       "::llvm::function_ref<void(::mlir::OpBuilder &, ::mlir::Location, "
-      "::mlir::ValueRange)>":$bodyBuilder)>
+      "::mlir::ValueRange)>":$bodyBuilder,
+      CArg<"::llvm::ArrayRef<::mlir::Type>", "{}">:$storage)>
   ];
   let extraClassDeclaration = elementRegionDecls;
 }
