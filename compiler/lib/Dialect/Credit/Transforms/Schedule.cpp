@@ -40,6 +40,12 @@ FailureOr<VariantSet> VariantSet::parse(llvm::ArrayRef<std::string> names, std::
 
 bool KernelSchedule::has(Form f) const { return llvm::is_contained(forms, f); }
 
+bool mlir::credit::keptInputsAllF32(llvm::ArrayRef<InputOp> inputs, llvm::ArrayRef<unsigned> kept) {
+  return llvm::all_of(kept, [&](unsigned k) {
+    return cast<RowType>(InputOp(inputs[k]).getType()).getElementType().isF32();
+  });
+}
+
 bool KernelSchedule::persistentPossible() const {
   return !kept.empty() && keptAllF32 && ::credit::hasRegisterForms(threads) && wideThreads > 0;
 }
@@ -171,9 +177,7 @@ FailureOr<KernelSchedule> mlir::credit::computeSchedule(KernelOp kernel, int thr
     last = std::max(last, p);
   }
   s.keptReadLate = last > first;
-  for (unsigned k : s.kept)
-    if (!cast<RowType>(inputs[k].getType()).getElementType().isF32())
-      s.keptAllF32 = false;
+  s.keptAllF32 = keptInputsAllF32(inputs, s.kept);
 
   s.geometry = computeGeometry(kernel, threads);
   if (s.geometry.hOnlyArrays != static_cast<int>(s.onlyH.size()))

@@ -113,9 +113,7 @@ FailureOr<KernelSchedule> mlir::credit::readSchedule(KernelOp kernel) {
   s.hoisted = indices(attr.getHoisted());
   s.prefetchL2 = indices(attr.getPrefetchL2());
   s.keptReadLate = attr.getKeptReadLate();
-  for (unsigned k : s.kept)
-    if (!cast<RowType>(inputs[k].getType()).getElementType().isF32())
-      s.keptAllF32 = false;
+  s.keptAllF32 = keptInputsAllF32(inputs, s.kept);
   s.partialDropReadLate = attr.getPartialDropReadLate();
   for (StringAttr k : attr.getKept())
     s.smemSlot.push_back(static_cast<unsigned>(llvm::find(attr.getSmem(), k) - attr.getSmem().begin()));

@@ -129,6 +129,9 @@ FailureOr<KernelSchedule> computeSchedule(KernelOp kernel, int threads, VariantS
 /// passes have not run (a rejected kernel has no schedule) or the attributes
 /// are malformed.
 FailureOr<KernelSchedule> readSchedule(KernelOp kernel);
+/// Whether every input of `kept` (indices into `inputs`) is stored as f32
+/// (KernelSchedule::keptAllF32).
+bool keptInputsAllF32(llvm::ArrayRef<InputOp> inputs, llvm::ArrayRef<unsigned> kept);
 
 /// Records `s` as the kernel's `credit.schedule` attribute and marks the op
 /// computing T(x) of every materialization with `credit.materialized` (after
