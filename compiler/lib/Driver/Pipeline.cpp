@@ -3,6 +3,7 @@
 
 #include "credit/Conversion/ASTToCredit.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
+#include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Lang/Parser.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -133,9 +134,11 @@ static unsigned numStages(mlir::credit::KernelOp k) {
 mlir::credit::KernelOp credit::rereadStagesOf(Compilation *fused, mlir::credit::KernelOp kernel) {
   if (!fused || !kernel)
     return nullptr;
+  // A fused kernel with all its statistics in one pass and no h reading the row is
+  // rejected (one-pass) and has no schedule: the reread kernels keep the source's stages.
   for (mlir::credit::KernelOp k : fused->kernels())
     if (k.getSymName() == kernel.getSymName())
-      return numStages(k) < numStages(kernel) ? k : nullptr;
+      return numStages(k) < numStages(kernel) && mlir::credit::hasSchedule(k) ? k : nullptr;
   return nullptr;
 }
 

@@ -238,11 +238,6 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
     o.src = in.getName().str();
     o.kind = in.isRow() ? Operand::Row : in.isBroadcast() ? Operand::Broadcast : Operand::PerRow;
     o.elem = elemOf(in.getStorageType());
-    if (o.elem != Operand::F32 && o.elem != Operand::BF16 && o.elem != Operand::F16)
-      return in.emitError("cannot generate CUDA: input '")
-             << in.getName() << "' is " << o.elemWord()
-             << "; the device library loads f32, bf16 and f16 inputs in this version (the report and "
-                "--emit=reference support it)";
     o.index = v->inputs.size();
     v->inputs.push_back(std::move(o));
   }

@@ -4,10 +4,11 @@
 //
 // Every loaded element becomes a float (the workload's arithmetic is f32); an
 // element type says how it is stored. VEC = 4 accesses are one 16-byte access for
-// f32, one 8-byte access for bf16 and f16, one 4-byte access for i8: the launchers
-// pick VEC = 4 only where every row start is aligned to four elements and
-// N % 4 == 0, and slices start at multiples of 4 elements. bf16 and f16 loads are
-// exact; stores round to nearest even.
+// f32, one 8-byte access for bf16 and f16, one 4-byte access for the byte types:
+// the launchers pick VEC = 4 only where every row start is aligned to four
+// elements and N % 4 == 0, and slices start at multiples of 4 elements. Loads are
+// exact (a bool is 0 or 1, a u8 / i8 its integer, a per-row i32 / i64 its nearest
+// f32, exact up to 2^24); bf16 and f16 stores round to nearest even.
 #ifndef CREDIT_DEVICE_MEMORY_CUH
 #define CREDIT_DEVICE_MEMORY_CUH
 
@@ -37,6 +38,24 @@ struct Storage<Elem::BF16> {
 template <>
 struct Storage<Elem::F16> {
   using type = __half;
+};
+template <>
+struct Storage<Elem::U8> {
+  using type = uint8_t;
+};
+// A bool element is read as its byte (nonzero is true, as the language says): a
+// bool object holding another value than 0 or 1 would be undefined in C++.
+template <>
+struct Storage<Elem::Bool> {
+  using type = bool;
+};
+template <>
+struct Storage<Elem::I32> {
+  using type = int32_t;
+};
+template <>
+struct Storage<Elem::I64> {
+  using type = int64_t;
 };
 
 // 16-bit elements as bits: bf16 is the upper half of an f32, f16 converts exactly;
@@ -89,17 +108,55 @@ CREDIT_DEVICE void ld_global(float (&v)[VEC], const float* p) {
     v[0] = __ldg(p);
   }
 }
+// Byte elements (i8, u8, bool) as values, from their bits.
+template <class T>
+struct Byte;
+template <>
+struct Byte<int8_t> {
+  CREDIT_DEVICE static float to_f32(unsigned b) { return static_cast<float>(static_cast<int8_t>(b & 0xFFu)); }
+  CREDIT_DEVICE static unsigned from_f32(float a) { return static_cast<unsigned>(static_cast<int>(a)) & 0xFFu; }
+};
+template <>
+struct Byte<uint8_t> {
+  CREDIT_DEVICE static float to_f32(unsigned b) { return static_cast<float>(b & 0xFFu); }
+  CREDIT_DEVICE static unsigned from_f32(float a) { return static_cast<unsigned>(a) & 0xFFu; }
+};
+template <>
+struct Byte<bool> {
+  CREDIT_DEVICE static float to_f32(unsigned b) { return (b & 0xFFu) != 0u ? 1.0f : 0.0f; }
+  CREDIT_DEVICE static unsigned from_f32(float a) { return a != 0.0f ? 1u : 0u; }
+};
+// Four byte elements in one word (little-endian: element 0 in the low byte).
+template <class T>
+CREDIT_DEVICE void unpack4_bytes(float (&v)[4], unsigned w) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) v[k] = Byte<T>::to_f32(w >> (8 * k));
+}
+template <class T>
+CREDIT_DEVICE unsigned pack4_bytes(const float (&v)[4]) {
+  return Byte<T>::from_f32(v[0]) | Byte<T>::from_f32(v[1]) << 8 | Byte<T>::from_f32(v[2]) << 16 |
+         Byte<T>::from_f32(v[3]) << 24;
+}
+// i8, u8 and bool inputs: one 4-byte load for VEC = 4.
+template <int VEC, class T>
+CREDIT_DEVICE void ld_global_bytes(float (&v)[VEC], const T* p) {
+  if constexpr (VEC == 4) {
+    unpack4_bytes<T>(v, __ldg(reinterpret_cast<const unsigned*>(p)));
+  } else {
+    v[0] = Byte<T>::to_f32(__ldg(reinterpret_cast<const unsigned char*>(p)));
+  }
+}
 template <int VEC>
 CREDIT_DEVICE void ld_global(float (&v)[VEC], const int8_t* p) {
-  if constexpr (VEC == 4) {
-    const char4 t = __ldg(reinterpret_cast<const char4*>(p));
-    v[0] = static_cast<float>(t.x);
-    v[1] = static_cast<float>(t.y);
-    v[2] = static_cast<float>(t.z);
-    v[3] = static_cast<float>(t.w);
-  } else {
-    v[0] = static_cast<float>(__ldg(reinterpret_cast<const char*>(p)));
-  }
+  ld_global_bytes(v, p);
+}
+template <int VEC>
+CREDIT_DEVICE void ld_global(float (&v)[VEC], const uint8_t* p) {
+  ld_global_bytes(v, p);
+}
+template <int VEC>
+CREDIT_DEVICE void ld_global(float (&v)[VEC], const bool* p) {
+  ld_global_bytes(v, p);
 }
 template <int VEC, class T>
 CREDIT_DEVICE void ld_global16(float (&v)[VEC], const T* p) {
@@ -143,6 +200,22 @@ CREDIT_DEVICE void ld_global_if16(float (&v)[4], const T* p, bool pred) {
 }
 CREDIT_DEVICE void ld_global_if(float (&v)[4], const __nv_bfloat16* p, bool pred) { ld_global_if16(v, p, pred); }
 CREDIT_DEVICE void ld_global_if(float (&v)[4], const __half* p, bool pred) { ld_global_if16(v, p, pred); }
+// Four byte elements (4 bytes) where `pred` holds, else zeros (false): one
+// predicated ld.global.nc.b32, likewise.
+template <class T>
+CREDIT_DEVICE void ld_global_if_bytes(float (&v)[4], const T* p, bool pred) {
+  unsigned w;
+  asm("{\n\t.reg .pred q;\n\t"
+      "setp.ne.b32 q, %2, 0;\n\t"
+      "mov.b32 %0, 0;\n\t"
+      "@q ld.global.nc.b32 %0, [%1];\n\t}"
+      : "=r"(w)
+      : "l"(p), "r"(static_cast<int>(pred)));
+  unpack4_bytes<T>(v, w);
+}
+CREDIT_DEVICE void ld_global_if(float (&v)[4], const int8_t* p, bool pred) { ld_global_if_bytes(v, p, pred); }
+CREDIT_DEVICE void ld_global_if(float (&v)[4], const uint8_t* p, bool pred) { ld_global_if_bytes(v, p, pred); }
+CREDIT_DEVICE void ld_global_if(float (&v)[4], const bool* p, bool pred) { ld_global_if_bytes(v, p, pred); }
 
 template <int VEC>
 CREDIT_DEVICE void st_global(float* p, const float (&v)[VEC]) {
@@ -189,71 +262,116 @@ CREDIT_DEVICE void copy(float (&dst)[VEC], const float (&src)[VEC]) {
   for (int i = 0; i < VEC; ++i) dst[i] = src[i];
 }
 
-// The kept slice in this CTA's SMEM, in its storage type: f32 ld/st.shared.v4.f32
-// for VEC = 4 where the slice is 16-byte aligned (kAligned16), else two v2 accesses
-// (an f32 array after an odd number of 16-bit arrays starts 8-byte aligned); bf16
-// and f16 one 8-byte access for VEC = 4, one 2-byte access for VEC = 1.
-template <int VEC, bool kAligned16 = true>
+// The kept slice in this CTA's SMEM, in its storage type. kAlign is the alignment
+// (bytes) of the slice's start: 16 where the bytes of the arrays before it are a
+// multiple of 4 per element, 8 after an odd number of 16-bit arrays, 4 after a
+// byte array (slices are multiples of 4 elements). VEC = 4 accesses are as wide as
+// that allows: f32 one v4 access, two v2 or four scalar ones; bf16 and f16 one
+// 8-byte access or two 4-byte ones; bytes one 4-byte access. VEC = 1: one element.
+template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void ld_smem(float (&v)[VEC], const float* p) {
-  if constexpr (VEC == 4 && kAligned16) {
+  if constexpr (VEC == 4 && kAlign >= 16) {
     const float4 t = *reinterpret_cast<const float4*>(p);
     v[0] = t.x;
     v[1] = t.y;
     v[2] = t.z;
     v[3] = t.w;
-  } else if constexpr (VEC == 4) {
+  } else if constexpr (VEC == 4 && kAlign == 8) {
     const float2 a = reinterpret_cast<const float2*>(p)[0], b = reinterpret_cast<const float2*>(p)[1];
     v[0] = a.x;
     v[1] = a.y;
     v[2] = b.x;
     v[3] = b.y;
   } else {
-    v[0] = *p;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) v[k] = p[k];
   }
 }
-template <int VEC, bool kAligned16 = true>
+template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void st_smem(float* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4 && kAligned16) {
+  if constexpr (VEC == 4 && kAlign >= 16) {
     *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
-  } else if constexpr (VEC == 4) {
+  } else if constexpr (VEC == 4 && kAlign == 8) {
     reinterpret_cast<float2*>(p)[0] = make_float2(v[0], v[1]);
     reinterpret_cast<float2*>(p)[1] = make_float2(v[2], v[3]);
   } else {
-    *p = v[0];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) p[k] = v[k];
   }
 }
-template <int VEC, class T>
+template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void ld_smem16(float (&v)[VEC], const T* p) {
-  if constexpr (VEC == 4) {
+  if constexpr (VEC == 4 && kAlign >= 8) {
     const uint2 t = *reinterpret_cast<const uint2*>(p);
     unpack4<T>(v, t.x, t.y);
+  } else if constexpr (VEC == 4) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(p);
+    unpack4<T>(v, w[0], w[1]);
   } else {
     v[0] = Bits16<T>::to_f32(*reinterpret_cast<const unsigned short*>(p));
   }
 }
-template <int VEC, class T>
+template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void st_smem16(T* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4) {
+  if constexpr (VEC == 4 && kAlign >= 8) {
     *reinterpret_cast<uint2*>(p) = pack4<T>(v);
+  } else if constexpr (VEC == 4) {
+    const uint2 t = pack4<T>(v);
+    reinterpret_cast<unsigned*>(p)[0] = t.x;
+    reinterpret_cast<unsigned*>(p)[1] = t.y;
   } else {
     *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(Bits16<T>::from_f32(v[0]));
   }
 }
-template <int VEC, bool kAligned16 = true>
+template <int VEC, class T>
+CREDIT_DEVICE void ld_smem_bytes(float (&v)[VEC], const T* p) {
+  if constexpr (VEC == 4) unpack4_bytes<T>(v, *reinterpret_cast<const unsigned*>(p));
+  else v[0] = Byte<T>::to_f32(*reinterpret_cast<const unsigned char*>(p));
+}
+template <int VEC, class T>
+CREDIT_DEVICE void st_smem_bytes(T* p, const float (&v)[VEC]) {
+  if constexpr (VEC == 4) *reinterpret_cast<unsigned*>(p) = pack4_bytes<T>(v);
+  else *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(Byte<T>::from_f32(v[0]));
+}
+template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void ld_smem(float (&v)[VEC], const __nv_bfloat16* p) {
-  ld_smem16<VEC>(v, p);
+  ld_smem16<VEC, kAlign>(v, p);
 }
-template <int VEC, bool kAligned16 = true>
+template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void ld_smem(float (&v)[VEC], const __half* p) {
-  ld_smem16<VEC>(v, p);
+  ld_smem16<VEC, kAlign>(v, p);
 }
-template <int VEC, bool kAligned16 = true>
+template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void st_smem(__nv_bfloat16* p, const float (&v)[VEC]) {
-  st_smem16<VEC>(p, v);
+  st_smem16<VEC, kAlign>(p, v);
 }
-template <int VEC, bool kAligned16 = true>
+template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void st_smem(__half* p, const float (&v)[VEC]) {
-  st_smem16<VEC>(p, v);
+  st_smem16<VEC, kAlign>(p, v);
+}
+template <int VEC, int kAlign = 16>
+CREDIT_DEVICE void ld_smem(float (&v)[VEC], const int8_t* p) {
+  ld_smem_bytes<VEC>(v, p);
+}
+template <int VEC, int kAlign = 16>
+CREDIT_DEVICE void ld_smem(float (&v)[VEC], const uint8_t* p) {
+  ld_smem_bytes<VEC>(v, p);
+}
+template <int VEC, int kAlign = 16>
+CREDIT_DEVICE void ld_smem(float (&v)[VEC], const bool* p) {
+  ld_smem_bytes<VEC>(v, p);
+}
+template <int VEC, int kAlign = 16>
+CREDIT_DEVICE void st_smem(int8_t* p, const float (&v)[VEC]) {
+  st_smem_bytes<VEC>(p, v);
+}
+template <int VEC, int kAlign = 16>
+CREDIT_DEVICE void st_smem(uint8_t* p, const float (&v)[VEC]) {
+  st_smem_bytes<VEC>(p, v);
+}
+template <int VEC, int kAlign = 16>
+CREDIT_DEVICE void st_smem(bool* p, const float (&v)[VEC]) {
+  st_smem_bytes<VEC>(p, v);
 }
 
 }  // namespace device

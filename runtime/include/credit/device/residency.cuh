@@ -73,13 +73,14 @@ template <int kp, class K>
 CREDIT_DEVICE KeptStorage<K, kp>* kept_elem(unsigned char* const* at, unsigned e) {
   return reinterpret_cast<KeptStorage<K, kp>*>(at[kp]) + e;
 }
-// Whether kept input kp's SMEM slice starts 16-byte aligned (f32 VEC = 4 accesses):
-// where the bytes before its slot are a multiple of four times the slice (slices are
-// multiples of 4 elements), always so with f32 kept inputs alone (the bulk copies' and
-// the ring's workloads).
+// The alignment (bytes) of kept input kp's SMEM slice, for its VEC = 4 accesses: the
+// slot starts at (element bytes before it) x the slice, a multiple of 4 elements, so
+// 16 where those bytes are a multiple of 4 (always with f32 kept inputs alone: the
+// bulk copies' and the ring's workloads), 8 where even, else 4.
 template <int kp, class K>
-CREDIT_HD constexpr bool kept_aligned16() {
-  return Contract<typename K::W>::slotOffsetBytes(K::W::kSmemSlot[kp]) % 4 == 0;
+CREDIT_HD constexpr int kept_align() {
+  constexpr int b = Contract<typename K::W>::slotOffsetBytes(K::W::kSmemSlot[kp]);
+  return b % 4 == 0 ? 16 : b % 2 == 0 ? 8 : 4;
 }
 
 // Thread 0: the bulk copies of every kept slice of the row, chunk by chunk, in
@@ -229,7 +230,7 @@ CREDIT_DEVICE void load(const K& k, V& v, int u, unsigned off, unsigned char* co
     if constexpr (K::bulk(kp)) ld_smem<K::VEC>(v[i][u], kept_elem<kp, K>(at, off - base));  // landed by the bulk copy
     else ld_global(v[i][u], k.template in_ptr<i>() + off);
   } else if constexpr (kp >= 0) {  // a later read
-    if constexpr (K::keep(kp)) ld_smem<K::VEC, kept_aligned16<kp, K>()>(v[i][u], kept_elem<kp, K>(at, off - base));
+    if constexpr (K::keep(kp)) ld_smem<K::VEC, kept_align<kp, K>()>(v[i][u], kept_elem<kp, K>(at, off - base));
     else ld_global(v[i][u], k.template in_ptr<i>() + off);  // reread, or the partial form's dropped input
   } else {
     ld_global(v[i][u], k.template in_ptr<i>() + off);  // streamed, or broadcast (from L2)
@@ -256,7 +257,7 @@ CREDIT_DEVICE void retain(K& k, const V& v, int it, int u, unsigned off, unsigne
   if constexpr (kp >= 0 && C::firstRead(i) == p) {
     if constexpr (K::kRegs && !K::kRegPrefetch) copy(k.regs.kept[kp][it][u], v[i][u]);
     if constexpr (K::keep(kp) && !K::kBulk)
-      st_smem<K::VEC, kept_aligned16<kp, K>()>(kept_elem<kp, K>(at, off - base), v[i][u]);
+      st_smem<K::VEC, kept_align<kp, K>()>(kept_elem<kp, K>(at, off - base), v[i][u]);
   }
 }
 template <int p, class K, class V, int... I>
@@ -272,7 +273,7 @@ CREDIT_DEVICE void materialize(K& k, const T& t, int it, int u, unsigned off, un
                                unsigned base) {
   if constexpr (K::W::kMaterialize[KP] == p) {
     static_assert(Contract<typename K::W>::keptElem(KP) == Elem::F32, "T(x) is kept over f32 inputs only");
-    if constexpr (K::keep(KP)) st_smem<K::VEC, kept_aligned16<KP, K>()>(kept_elem<KP, K>(at, off - base), t[KP]);
+    if constexpr (K::keep(KP)) st_smem<K::VEC, kept_align<KP, K>()>(kept_elem<KP, K>(at, off - base), t[KP]);
     if constexpr (K::kRegs) copy(k.regs.kept[KP][it][u], t[KP]);
   }
 }

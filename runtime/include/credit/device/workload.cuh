@@ -11,7 +11,8 @@
 //                                                  its k >= 1 SumExpSum (reduce.cuh), one
 //                                                  entry per result, within one stage
 //   static constexpr Operand kInputs[];            {Kind, Elem} per input, signature order
-//                                                  (per-row inputs: F32)
+//                                                  (row and broadcast inputs: F32, BF16, F16,
+//                                                  I8, U8, Bool; per-row: F32, I32, I64)
 //   static constexpr Operand kOutputs[];           {Kind::Row | Kind::PerRow, Elem} per output
 //                                                  (per-row outputs: F32 or I8)
 //   The schedule, as decided by the compiler (credit.schedule):
@@ -43,10 +44,12 @@
 //   struct Row { float N; ... };                   row-level values: N (set by the library),
 //                                                  per-row inputs, statistics, lets
 //   template <class In> static void begin_row(Row&, const In& in);
-//        per-row inputs: in.template in<i>() is input i's value for the row (a float)
+//        per-row inputs: in.template in<i>() is input i's value for the row (a float;
+//        an integer converted to the nearest f32)
 //   template <class E> static void pass(Pass<p>, E& e, const Row&);   for p = 0 .. kStages
 //        one element of pass p (stage p, or h for p == kStages):
-//        e.template in<i>()        input i's element as a float (inputs the pass reads)
+//        e.template in<i>()        input i's element as a float (inputs the pass reads;
+//                                  a bool element is 0 or 1)
 //        e.template add<j>(g)      combines g into statistic j of the stage
 //        e.template add_sumexp<j>(p, w...)   adds pivot p and weights w_1..w_k into the
 //                                  online statistic at j (SumExpMax; j + i: the sum of w_i)
@@ -76,10 +79,11 @@ namespace device {
 
 enum class Kind : int { Row, Broadcast, PerRow };  // [M][N], [N], [M]
 // Element types: how an element is stored. The arithmetic is f32: loads convert
-// (exactly), bf16 and f16 stores round to nearest even. Inputs are F32, BF16 or F16
-// (per-row inputs F32), outputs any but per-row outputs F32 or I8; a kept input keeps
-// its storage type on chip.
-enum class Elem : int { F32, I8, BF16, F16 };
+// (exactly; per-row integers to the nearest f32), bf16 and f16 stores round to
+// nearest even. Row and broadcast inputs are F32, BF16, F16 or a byte type (I8, U8,
+// Bool: nonzero is true), per-row inputs F32, I32 or I64; outputs F32, BF16, F16 or
+// I8, per-row outputs F32 or I8. A kept input keeps its storage type on chip.
+enum class Elem : int { F32, I8, BF16, F16, U8, Bool, I32, I64 };
 // Sum, Max, Min: one value each. SumExpMax, SumExpSum...: one online statistic, the
 // max m of a pivot and sums of weighted exp(pivot - m) (reduce.cuh).
 enum class Reduce : int { Sum, Max, Min, SumExpMax, SumExpSum };
@@ -100,8 +104,11 @@ struct Stage {
   static constexpr int value = l;
 };
 
-CREDIT_HD constexpr int elemBytes(Elem e) { return e == Elem::I8 ? 1 : e == Elem::F32 ? 4 : 2; }
 CREDIT_HD constexpr bool is16Bit(Elem e) { return e == Elem::BF16 || e == Elem::F16; }
+CREDIT_HD constexpr bool isByte(Elem e) { return e == Elem::I8 || e == Elem::U8 || e == Elem::Bool; }
+CREDIT_HD constexpr int elemBytes(Elem e) {
+  return isByte(e) ? 1 : is16Bit(e) ? 2 : e == Elem::I64 ? 8 : 4;
+}
 
 CREDIT_HD constexpr bool sameGeometry(WorkloadGeometry a, WorkloadGeometry b) {
   return a.keepBytesPerElem == b.keepBytesPerElem && a.numStages == b.numStages && a.qMax == b.qMax &&
@@ -172,8 +179,8 @@ struct Contract {
     return k == kNumKept ? 0 : keptBytes(k) + keepBytesPerElem(k + 1);
   }
   // The element bytes of the arrays before SMEM slot `slot`: the slot starts that many
-  // bytes times the slice into the kept region (8-byte aligned: slices are multiples of
-  // 4 elements).
+  // bytes times the slice into the kept region (4-byte aligned at least: slices are
+  // multiples of 4 elements).
   CREDIT_HD static constexpr int slotOffsetBytes(int slot, int k = 0) {
     return k == kNumKept ? 0 : (W::kSmemSlot[k] < slot ? keptBytes(k) : 0) + slotOffsetBytes(slot, k + 1);
   }
@@ -208,22 +215,27 @@ struct Contract {
   CREDIT_HD static constexpr bool readsValid(int p = 0) {
     return p > kH || ((W::kReads[p] >> kNumInputs) == 0u && readsValid(p + 1));
   }
+  CREDIT_HD static constexpr bool inputValid(Operand in) {
+    return in.kind == Kind::PerRow
+               ? in.elem == Elem::F32 || in.elem == Elem::I32 || in.elem == Elem::I64
+               : in.elem == Elem::F32 || is16Bit(in.elem) || isByte(in.elem);
+  }
   CREDIT_HD static constexpr bool inputsValid(int i = 0) {
-    return i == kNumInputs ||
-           ((W::kInputs[i].elem == Elem::F32 || (is16Bit(W::kInputs[i].elem) && W::kInputs[i].kind != Kind::PerRow)) &&
-            inputsValid(i + 1));
+    return i == kNumInputs || (inputValid(W::kInputs[i]) && inputsValid(i + 1));
   }
   CREDIT_HD static constexpr bool outputsValid(int j = 0) {
     return j == kNumOutputs ||
            (W::kOutputs[j].kind != Kind::Broadcast &&
-            (W::kOutputs[j].kind == Kind::Row || !is16Bit(W::kOutputs[j].elem)) && outputsValid(j + 1));
+            (W::kOutputs[j].elem == Elem::F32 || W::kOutputs[j].elem == Elem::I8 ||
+             (is16Bit(W::kOutputs[j].elem) && W::kOutputs[j].kind == Kind::Row)) &&
+            outputsValid(j + 1));
   }
   static_assert(kStages >= 1, "a workload has at least one stage");
   static_assert(kNumInputs >= 1 && kNumInputs <= 32, "1 to 32 inputs (read masks are 32-bit)");
   static_assert(kNumOutputs >= 1 && kNumOutputs <= 32, "1 to 32 outputs");
   static_assert(kNumKept >= 1, "an accepted workload keeps at least one input");
   static_assert(readsValid(), "kReads names an input that does not exist");
-  static_assert(inputsValid(), "inputs: f32, bf16 or f16; per-row inputs f32");
+  static_assert(inputsValid(), "inputs: f32, bf16, f16, i8, u8 or bool per element; per-row inputs f32, i32 or i64");
   static_assert(outputsValid(), "outputs: row or per-row; per-row outputs f32 or i8");
   static_assert(keptValid(), "kKept: row inputs in first-read order; kSmemSlot in range; "
                              "kMaterialize after the first read and before h, -1 over a kept input that is not f32");

@@ -17,15 +17,26 @@ using namespace mlir::credit;
 /// T(x) (that saving would be lost) unless every kept input is; on a tie the
 /// last in first-read order. Its SMEM array goes last, so that the partial
 /// form's layout is the full form's without the last array: every other
-/// array keeps its offset.
-void mlir::credit::choosePartialRetention(KernelSchedule &s) {
+/// array keeps its offset. The other arrays go by element size, largest first
+/// (first-read order among equals): each then starts aligned to its widest
+/// access (a slice is a multiple of 4 elements).
+void mlir::credit::choosePartialRetention(KernelSchedule &s, llvm::ArrayRef<unsigned> keptBytes) {
   s.partialDrop = -1;
   s.partialDropReadLate = false;
-  s.smemSlot.clear();
-  for (unsigned i = 0; i < s.kept.size(); ++i)
-    s.smemSlot.push_back(i);
+  s.smemSlot.assign(s.kept.size(), 0);
+  auto assignSlots = [&]() {
+    llvm::SmallVector<unsigned> order;
+    for (unsigned i = 0; i < s.kept.size(); ++i)
+      if (static_cast<int>(i) != s.partialDrop)
+        order.push_back(i);
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) { return keptBytes[a] > keptBytes[b]; });
+    if (s.partialDrop >= 0)
+      order.push_back(static_cast<unsigned>(s.partialDrop));
+    for (auto [slot, i] : llvm::enumerate(order))
+      s.smemSlot[i] = static_cast<unsigned>(slot);
+  };
   if (s.kept.size() < 2)
-    return;
+    return assignSlots();
 
   auto isMaterialized = [&](unsigned input) { return s.materializationOf(input) != nullptr; };
   const bool allMaterialized = llvm::all_of(s.kept, isMaterialized);
@@ -40,11 +51,7 @@ void mlir::credit::choosePartialRetention(KernelSchedule &s) {
     }
   }
 
-  unsigned slot = 0;
-  for (unsigned i = 0; i < s.kept.size(); ++i)
-    if (static_cast<int>(i) != s.partialDrop)
-      s.smemSlot[i] = slot++;
-  s.smemSlot[s.partialDrop] = slot;
+  assignSlots();
 
   // First read after another kept input's first read: its slice would sit
   // idle in SMEM until then (credit::usePartialRetention runs it at any P).

@@ -189,7 +189,10 @@ FailureOr<KernelSchedule> mlir::credit::computeSchedule(KernelOp kernel, int thr
     s.wideGeometry.threads = s.wideThreads;
 
   s.materialized = findMaterializations(kernel, s);
-  choosePartialRetention(s);
+  llvm::SmallVector<unsigned> keptBytes;
+  for (unsigned k : s.kept)
+    keptBytes.push_back(elementBytes(inputs[k].getType()));
+  choosePartialRetention(s, keptBytes);
   s.partialGeometry = s.geometry;
   if (s.partialDrop >= 0)
     s.partialGeometry.keepBytesPerElem -=

@@ -79,6 +79,8 @@ FailureOr<Operation *> chainPredecessor(Operation *op, BlockArgument x) {
 
 } // namespace
 
+bool mlir::credit::hasSchedule(KernelOp kernel) { return kernel->hasAttr(kScheduleAttr); }
+
 FailureOr<KernelSchedule> mlir::credit::readSchedule(KernelOp kernel) {
   Attribute raw = kernel->getAttr(kScheduleAttr);
   if (!raw)

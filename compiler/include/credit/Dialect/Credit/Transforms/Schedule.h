@@ -129,6 +129,9 @@ FailureOr<KernelSchedule> computeSchedule(KernelOp kernel, int threads, VariantS
 /// passes have not run (a rejected kernel has no schedule) or the attributes
 /// are malformed.
 FailureOr<KernelSchedule> readSchedule(KernelOp kernel);
+/// Whether credit-schedule scheduled the kernel (it does so for accepted kernels
+/// only).
+bool hasSchedule(KernelOp kernel);
 /// Whether every input of `kept` (indices into `inputs`) is stored as f32
 /// (KernelSchedule::keptAllF32).
 bool keptInputsAllF32(llvm::ArrayRef<InputOp> inputs, llvm::ArrayRef<unsigned> kept);
@@ -147,8 +150,9 @@ void writeSchedule(KernelOp kernel, const KernelSchedule &s);
 llvm::SmallVector<Materialization> findMaterializations(KernelOp kernel, const KernelSchedule &s);
 
 /// PartialRetention.cpp: sets s.partialDrop, s.partialDropReadLate and
-/// s.smemSlot from the kept inputs, their readers and the materializations.
-void choosePartialRetention(KernelSchedule &s);
+/// s.smemSlot from the kept inputs, their readers, the materializations and the
+/// element bytes of each kept input (`keptBytes`, in s.kept order).
+void choosePartialRetention(KernelSchedule &s, llvm::ArrayRef<unsigned> keptBytes);
 
 } // namespace mlir::credit
 
