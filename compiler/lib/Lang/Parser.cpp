@@ -344,8 +344,15 @@ bool Parser::parseItem(Kernel &k) {
     if (!t)
       return false;
     s.param.type = *t;
-    if (!expect(Token::Equal, "and a value: a parameter is a compile-time constant"))
-      return false;
+    // Without `= value` the parameter is a runtime scalar: a launch argument.
+    if (!consumeIf(Token::Equal)) {
+      if (tok.is(Token::Number) || tok.is(Token::Minus)) {
+        errorAtToken("expected '=' before the parameter's value (without one, the parameter is a launch "
+                     "argument)");
+        return false;
+      }
+      break;
+    }
     s.param.valueLoc = tok.loc();
     bool negative = consumeIf(Token::Minus);
     if (tok.is(Token::Error)) { // a bad number, already reported

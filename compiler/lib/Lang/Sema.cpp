@@ -592,7 +592,7 @@ bool Sema::run() {
     } else if (s.kind == Stmt::Param) {
       ParamDecl &p = s.param;
       if (p.type.elem != ElemType::F32 || p.type.perElement) {
-        diags.error(p.type.loc, "a parameter is one f32 constant; its type must be 'f32'");
+        diags.error(p.type.loc, "a parameter is one f32 value; its type must be 'f32'");
         ok = false;
         continue;
       }

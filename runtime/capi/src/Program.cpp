@@ -75,10 +75,10 @@ std::string infoJson(const Program& p, const CachedNvrtcResult& r, double compil
        ", \"stages\": " + std::to_string(w.geometry.numStages) +
        ", \"reread_threads\": " + std::to_string(w.rereadGeometry.threads) +
        ", \"reread_stages\": " + std::to_string(w.rereadGeometry.numStages) + ", \"num_args\": " + std::to_string(w.numArgs) +
-       ", \"arg_kind\": [";
-  for (int a = 0; a < w.numArgs; ++a) j += std::string(a ? ", " : "") + std::to_string(w.argKind[a]);
+       ", \"num_params\": " + std::to_string(w.numParams) + ", \"arg_kind\": [";
+  for (int a = 0; a < w.numArgs + w.numParams; ++a) j += std::string(a ? ", " : "") + std::to_string(w.argKind[a]);
   j += "], \"arg_bytes\": [";
-  for (int a = 0; a < w.numArgs; ++a) j += std::string(a ? ", " : "") + std::to_string(w.argBytes[a]);
+  for (int a = 0; a < w.numArgs + w.numParams; ++a) j += std::string(a ? ", " : "") + std::to_string(w.argBytes[a]);
   j += "]}, \"has_profile\": " + std::string(p.file.profile.present ? "true" : "false");
   j += ", \"variants\": [";
   const std::vector<std::string> v = variantsOf(p.record.forms);

@@ -53,6 +53,7 @@ __host__ __device__ constexpr Record makeRecord() {
   r.v[i++] = C::anyKeptReadLate() ? 1 : 0;
   r.v[i++] = credit::device::popcount(W::kHoisted);
   r.v[i++] = C::kNumInputs + C::kNumOutputs;
+  r.v[i++] = C::kNumParams;
   const int kinds = i, bytes = i + )" + std::to_string(host::kMaxArgs) + R"(;
   for (int a = 0; a < C::kNumInputs; ++a) {
     const credit::device::Operand o = W::kInputs[a];
@@ -63,6 +64,10 @@ __host__ __device__ constexpr Record makeRecord() {
     const credit::device::Operand o = W::kOutputs[a];
     r.v[kinds + C::kNumInputs + a] = o.kind == credit::device::Kind::Row ? 0 : 2;
     r.v[bytes + C::kNumInputs + a] = credit::device::elemBytes(o.elem);
+  }
+  for (int a = C::kNumInputs + C::kNumOutputs; a < C::kNumInputs + C::kNumOutputs + C::kNumParams; ++a) {
+    r.v[kinds + a] = 3;  // a runtime param: its value's address, 4-byte aligned
+    r.v[bytes + a] = 4;
   }
   i = bytes + )" + std::to_string(host::kMaxArgs) + R"(;
   r.v[i++] = )" + std::to_string(n) + R"(;
@@ -99,7 +104,9 @@ std::string decodeRecord(const std::vector<char>& bytes, const GeneratedFile& fi
   w.keptReadLate = v[i++] != 0;
   w.hoisted = v[i++];
   w.numArgs = v[i++];
-  if (w.numArgs < 2 || w.numArgs > host::kMaxArgs) return "the workload record has a bad argument count";
+  w.numParams = v[i++];
+  if (w.numArgs < 2 || w.numParams < 0 || w.numArgs + w.numParams > host::kMaxArgs)
+    return "the workload record has a bad argument count";
   for (int a = 0; a < host::kMaxArgs; ++a) {
     w.argKind[a] = v[i + a];
     w.argBytes[a] = v[i + host::kMaxArgs + a];

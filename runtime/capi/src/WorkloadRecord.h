@@ -15,11 +15,11 @@
 namespace credit::capi {
 
 inline constexpr int kRecordMagic = 0x43524543;  // "CERC"
-inline constexpr int kRecordVersion = 2;
+inline constexpr int kRecordVersion = 3;
 inline constexpr int kRecordMaxKernels = 64;
-// magic, version, 4 geometries x 6 (narrow, wide, partial, reread), 4 flags, numArgs, argKind[32], argBytes[32],
-// numKernels, form[64], vec[64]
-inline constexpr int kRecordInts = 2 + 24 + 4 + 1 + 2 * host::kMaxArgs + 1 + 2 * kRecordMaxKernels;
+// magic, version, 4 geometries x 6 (narrow, wide, partial, reread), 4 flags, numArgs, numParams, argKind[32],
+// argBytes[32], numKernels, form[64], vec[64]
+inline constexpr int kRecordInts = 2 + 24 + 4 + 2 + 2 * host::kMaxArgs + 1 + 2 * kRecordMaxKernels;
 
 // The record's symbol in the cubin: credit_capi_record_<kernel>.
 std::string recordSymbol(const GeneratedFile& file);

@@ -10,6 +10,7 @@
 // CHECK-NEXT:    %w = credit.input "w" broadcast : !credit.row<f32>
 // CHECK-NEXT:    %b = credit.input "b" broadcast : !credit.row<f32>
 // CHECK-NEXT:    %eps = credit.param "eps" = 1.0e-05 : f32
+// CHECK-NEXT:    %temp = credit.param "temp" : f32
 // CHECK-NEXT:    %N = credit.row_width : f32
 // CHECK-NEXT:    %mu, %s = credit.stage ["mu", "s"] {
 // CHECK-NEXT:      %[[SUM:.*]] = credit.reduce <sum> (%x) : (!credit.row<f32>) -> f32 {
@@ -47,6 +48,7 @@ credit.kernel @layernorm {
   %w = credit.input "w" broadcast : !credit.row<f32>
   %b = credit.input "b" broadcast : !credit.row<f32>
   %eps = credit.param "eps" = 1.0e-05 : f32
+  %temp = credit.param "temp" : f32
   %n = credit.row_width : f32
   %mu, %s = credit.stage ["mu", "s"] {
     %sum = credit.reduce <sum> (%x) : (!credit.row<f32>) -> f32 {

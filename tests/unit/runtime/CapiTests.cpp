@@ -120,7 +120,7 @@ TEST_CASE("C API: a generated file compiles without a GPU and describes its work
   const std::string info = credit_program_info(prog.p);
   CHECK(info.find("\"kernel\": \"layernorm\"") != std::string::npos);
   CHECK(info.find("\"variants\": [\"reread\"]") != std::string::npos);
-  CHECK(info.find("\"threads\": 256, \"wide_threads\": 512, \"stages\": 2, \"reread_threads\": 256, \"reread_stages\": 2, \"num_args\": 4, \"arg_kind\": [0, 1, 1, 0], "
+  CHECK(info.find("\"threads\": 256, \"wide_threads\": 512, \"stages\": 2, \"reread_threads\": 256, \"reread_stages\": 2, \"num_args\": 4, \"num_params\": 0, \"arg_kind\": [0, 1, 1, 0], "
                   "\"arg_bytes\": [4, 4, 4, 4]") != std::string::npos);
   CHECK(info.find("\"from_cache\": false") != std::string::npos);
   CHECK(info.find("\"has_profile\": false") != std::string::npos);
@@ -229,6 +229,33 @@ TEST_CASE("C API: bf16 and f16 operands: element sizes and b_keep from the recor
       CHECK(n == maxLegalN(bf16, P, proto, 232448));
       CHECK(n > 2 * maxLegalN(f32, P, proto, 232448) - 64 * P);
     }
+}
+
+TEST_CASE("C API: byte operands and a runtime param in the record", "[capi]") {
+  // The layernorm file with a u8 gamma and a runtime param after the data pointers:
+  // the param's entry of an argument array is checked like a pointer (4-byte aligned).
+  std::string src = layernormSource();
+  const std::pair<std::string, std::string> edits[] = {
+      {"{Kind::Broadcast, Elem::F32},   // gamma", "{Kind::Broadcast, Elem::U8},    // gamma"},
+      {"static constexpr bool kFastMath = false;", "static constexpr bool kFastMath = false;\n  static constexpr int kNumParams = 1;"},
+      {"const float* __restrict__ gamma", "const uint8_t* __restrict__ gamma"},
+      {"float* __restrict__ y\n", "float* __restrict__ y, float temp\n"},
+      {"#define CREDIT_LAYERNORM_ARGS x, gamma, beta, y", "#define CREDIT_LAYERNORM_ARGS x, gamma, beta, y, temp"},
+      {"x:in:row:f32;gamma:in:broadcast:f32;beta:in:broadcast:f32;y:out:row:f32",
+       "x:in:row:f32;gamma:in:broadcast:u8;beta:in:broadcast:f32;y:out:row:f32;temp:in:param:f32"}};
+  for (const auto& [from, to] : edits) {
+    INFO(from);
+    const size_t at = src.find(from);
+    REQUIRE(at != std::string::npos);
+    src.replace(at, from.size(), to);
+  }
+  Program prog;
+  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
+  INFO(credit_capi_last_error());
+  REQUIRE(rc == 0);
+  const std::string info = credit_program_info(prog.p);
+  CHECK(info.find("\"num_args\": 4, \"num_params\": 1, \"arg_kind\": [0, 1, 1, 0, 3], "
+                  "\"arg_bytes\": [4, 1, 4, 4, 4]") != std::string::npos);
 }
 
 TEST_CASE("C API: bad input is an error with a message, never a crash", "[capi]") {

@@ -13,6 +13,7 @@
 #include "llvm/Support/SMLoc.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -161,7 +162,8 @@ struct ParamDecl {
   std::string name;
   llvm::SMLoc loc;
   TypeRef type;
-  double value = 0;
+  /// The compile-time value; none: a runtime scalar (a launch argument).
+  std::optional<double> value;
   llvm::SMLoc valueLoc;
 };
 

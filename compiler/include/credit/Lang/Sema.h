@@ -75,7 +75,7 @@ struct Symbol {
   const ast::Expr *value = nullptr;
   /// Expression depth once lets are expanded.
   unsigned expandedDepth = 1;
-  double paramValue = 0;
+  std::optional<double> paramValue; // params: none for a runtime scalar
   bool perElementOutput = false; // outputs: f32[N] / i8[N]
 };
 

@@ -365,8 +365,9 @@ void KernelLowering::run() {
               .getResult();
     } else if (s.kind == Stmt::Param) {
       const Symbol *sym = syms.byName.lookup(s.param.name);
-      values[sym] = b.create<cr::ParamOp>(loc(s.param.loc), s.param.name,
-                                          static_cast<float>(s.param.value))
+      values[sym] = (s.param.value ? b.create<cr::ParamOp>(loc(s.param.loc), s.param.name,
+                                                           static_cast<float>(*s.param.value))
+                                    : b.create<cr::ParamOp>(loc(s.param.loc), s.param.name))
                         .getResult();
     }
   }

@@ -136,7 +136,7 @@ mlir::LogicalResult ReferenceEmitter::emitBlockBody(mlir::Block &block, unsigned
 
 mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
   std::string k = kernel.getSymName().str();
-  // Signature: inputs, then outputs, in declaration order.
+  // Signature: inputs, then outputs, then the runtime params, in declaration order.
   std::vector<std::string> params;
   llvm::DenseMap<mlir::Operation *, std::string> inputPtr;
   // Source names get a prefix: a .credit name may be a C++ keyword or `M`.
@@ -149,6 +149,9 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
     bool i8 = cr::isRowType(t) && llvm::cast<cr::RowType>(t).getElementType().isInteger(8);
     params.push_back(std::string(i8 ? "int8_t* out_" : "double* out_") + out.getName().str());
   }
+  for (cr::ParamOp p : kernel.getParamOps())
+    if (p.isRuntime())
+      params.push_back("float param_" + p.getName().str());
   params.push_back("long long M");
   params.push_back("long long N");
 
@@ -198,9 +201,11 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
     }
     if (auto p = llvm::dyn_cast<cr::ParamOp>(op)) {
       std::string v = fresh();
-      os.indent(ind) << "const double " << v << " = "
-                     << literal(p.getValue().convertToDouble()) << ";  // param " << p.getName()
-                     << "\n";
+      if (p.isRuntime())
+        os.indent(ind) << "const double " << v << " = double(param_" << p.getName() << ");  // runtime param\n";
+      else
+        os.indent(ind) << "const double " << v << " = " << literal(p.getValue()->convertToDouble())
+                       << ";  // param " << p.getName() << "\n";
       names[p.getResult()] = v;
       continue;
     }
@@ -372,6 +377,10 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
        << "*>(const_cast<void*>(args[" << argIndex << "]))";
     ++argIndex;
   }
+  // A runtime param's entry points to its value.
+  for (cr::ParamOp p : kernel.getParamOps())
+    if (p.isRuntime())
+      os << ", *static_cast<const float*>(args[" << argIndex++ << "])";
   os << ", M, N);\n}\n";
   return mlir::success();
 }

@@ -64,6 +64,13 @@ std::string dataArgNames(const KernelView &k) {
   return s;
 }
 
+std::string dataArgEntries(const KernelView &k) {
+  std::string s;
+  for (const Operand *o : k.dataArgs())
+    s += (s.empty() ? "" : ", ") + o->argEntry();
+  return s;
+}
+
 std::string signatureString(const KernelView &k) {
   std::string sig;
   for (const Operand *o : k.dataArgs())

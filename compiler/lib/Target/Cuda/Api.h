@@ -46,7 +46,10 @@ std::string prototype(const KernelView &k, ApiFn fn);
 std::string dataParams(const KernelView &k);
 /// The data arguments' names: "x, gamma, beta, y".
 std::string dataArgNames(const KernelView &k);
-/// "x:in:row:f32;gamma:in:broadcast:f32;...;y:out:row:f32".
+/// The entries of the argument array the API forwards: "x, gamma, beta, y, &eps"
+/// (a runtime param by address).
+std::string dataArgEntries(const KernelView &k);
+/// "x:in:row:f32;gamma:in:broadcast:f32;...;y:out:row:f32[;eps:in:param:f32]".
 std::string signatureString(const KernelView &k);
 /// The launch API's status codes (the header's macros, the .cu's constants).
 struct StatusCode {

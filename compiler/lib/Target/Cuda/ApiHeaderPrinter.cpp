@@ -80,8 +80,12 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
      << "#if defined(__GNUC__)\n"
      << "static const int* const " << k.prefix << "_api_check __attribute__((used, unused)) = &" << config
      << ";\n#endif\n\n";
-  os << "/* Data arguments, in order (inputs, then outputs): " << signatureString(k) << "\n"
-     << "   row: [M][N] row-major, broadcast: [N], scalar: one per row [M]. protocol: 0 sync, 1 mbarrier. */\n";
+  os << "/* Data arguments, in order (inputs, then outputs" << (k.runtimeParams.empty() ? "" : ", then runtime params")
+     << "): " << signatureString(k) << "\n"
+     << "   row: [M][N] row-major, broadcast: [N], scalar: one per row [M]";
+  if (!k.runtimeParams.empty())
+    os << ", param: one float for every row (by value;\n   in an argument array, its address)";
+  os << ". protocol: 0 sync, 1 mbarrier. */\n";
   for (ApiFn fn : apiFunctions(k)) {
     if (!isPublic(fn))
       continue;
@@ -94,7 +98,8 @@ void printApiHeader(const KernelView &k, llvm::raw_ostream &os) {
       os << "/* The target has no clusters: the staged kernel where " << k.prefix
          << "_max_legal_n allows N, else reread. */\n";
     if (fn == ApiFn::LaunchAutoGeneric)
-      os << "/* The data arguments as an array, in " << k.prefix << "_signature() order. */\n";
+      os << "/* The data arguments as an array, in " << k.prefix << "_signature() order"
+         << (k.runtimeParams.empty() ? "" : " (a runtime param: its value's address)") << ". */\n";
     if (fn == ApiFn::DispatchMode)
       os << "/* How launch_auto decides a shape it has not seen: 0 the model alone (nothing timed), 1 the\n"
          << "   model with T_B and its closest candidates timed once (default), 2 every variant timed once;\n"

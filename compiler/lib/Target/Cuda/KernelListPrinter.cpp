@@ -30,7 +30,8 @@ void printKernelList(const KernelView &k, llvm::raw_ostream &os) {
   os << "#define " << macro << "_PARAMS";
   bool first = true;
   for (const Operand *o : k.dataArgs()) {
-    os << (first ? " \\\n  " : ", ") << o->pointerType() << " __restrict__ " << o->name;
+    os << (first ? " \\\n  " : ", ") << o->pointerType() << (o->kind == Operand::Param ? " " : " __restrict__ ")
+       << o->name;
     first = false;
   }
   os << "\n#define " << macro << "_ARGS " << dataArgNames(k) << "\n";

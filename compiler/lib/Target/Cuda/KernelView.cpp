@@ -12,6 +12,8 @@ using mlir::Operation;
 namespace credit::cuda {
 
 std::string Operand::pointerType() const {
+  if (kind == Param)
+    return "float";
   return (output ? "" : "const ") + storageType().str() + "*";
 }
 
@@ -94,6 +96,7 @@ llvm::StringRef Operand::kindWord() const {
   case Row: return "row";
   case Broadcast: return "broadcast";
   case PerRow: return "scalar";
+  case Param: return "param";
   }
   return "row";
 }
@@ -180,6 +183,8 @@ llvm::SmallVector<const Operand *> KernelView::dataArgs() const {
     out.push_back(&o);
   for (const Operand &o : outputs)
     out.push_back(&o);
+  for (const Operand &o : runtimeParams)
+    out.push_back(&o);
   return out;
 }
 
@@ -226,8 +231,17 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
   if (v->stages.empty())
     return kernel.emitError("cannot generate CUDA: the kernel has no stage");
   v->apply = kernel.getApplyOp();
-  for (cr::ParamOp p : kernel.getParamOps())
+  for (cr::ParamOp p : kernel.getParamOps()) {
     v->params.push_back(p);
+    if (!p.isRuntime())
+      continue;
+    Operand o;
+    o.op = p;
+    o.src = p.getName().str();
+    o.kind = Operand::Param;
+    o.index = v->runtimeParams.size();
+    v->runtimeParams.push_back(std::move(o));
+  }
 
   // The API's own parameter names first: the data arguments never take them.
   for (llvm::StringRef fixed : {"M", "N", "P", "protocol", "stream"})
@@ -256,6 +270,8 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
   for (Operand &o : v->inputs)
     o.name = v->apiScope.fresh(o.src);
   for (Operand &o : v->outputs)
+    o.name = v->apiScope.fresh(o.src);
+  for (Operand &o : v->runtimeParams)
     o.name = v->apiScope.fresh(o.src);
   return v;
 }

@@ -22,10 +22,11 @@
 
 namespace credit::cuda {
 
-/// A data argument of the kernels and the launch API.
+/// A data argument of the kernels and the launch API, or a runtime param (an
+/// f32 the kernels take by value and the argument arrays by address).
 struct Operand {
-  enum Kind { Row, Broadcast, PerRow };
-  mlir::Operation *op = nullptr; // InputOp or OutputOp
+  enum Kind { Row, Broadcast, PerRow, Param };
+  mlir::Operation *op = nullptr; // InputOp, OutputOp or ParamOp
   std::string src;               // the .credit name
   std::string name;              // its C++ name (parameters of the kernels and the API)
   Kind kind = Row;
@@ -33,10 +34,12 @@ struct Operand {
   /// The storage type: f32, bf16, f16 (row and broadcast operands), i8 (also
   /// inputs), u8 and bool (inputs), i32 and i64 (per-row inputs).
   enum Elem { F32, I8, BF16, F16, U8, Bool, I32, I64 } elem = F32;
-  unsigned index = 0;            // among the inputs, or among the outputs
+  unsigned index = 0;            // among the inputs, the outputs or the runtime params
 
-  /// "const float*", "__nv_bfloat16*", "int8_t*", ...
+  /// "const float*", "__nv_bfloat16*", "int8_t*", ...; "float" for a param.
   std::string pointerType() const;
+  /// Its entry of an argument array: the pointer, or a param's address.
+  std::string argEntry() const { return kind == Param ? "&" + name : name; }
   /// "float", "__nv_bfloat16", "__half", "int8_t".
   llvm::StringRef storageType() const;
   /// The device library's name: "Elem::F32", "Elem::BF16", ...
@@ -45,7 +48,7 @@ struct Operand {
   llvm::StringRef elemWord() const;
   /// Bytes per element.
   int elementBytes() const;
-  /// "row", "broadcast", "scalar" (the signature string's words).
+  /// "row", "broadcast", "scalar", "param" (the signature string's words).
   llvm::StringRef kindWord() const;
 };
 
@@ -71,6 +74,7 @@ struct KernelView {
   int barriersSync = 0, barriersMbarrier = 0; // cluster barriers per row (credit.barriers)
   llvm::SmallVector<Operand> inputs, outputs; // declaration order each
   llvm::SmallVector<mlir::credit::ParamOp> params;
+  llvm::SmallVector<Operand> runtimeParams;   // the params without a value
   mutable llvm::SmallVector<mlir::credit::StageOp> stages;
   mutable mlir::credit::ApplyOp apply;        // null: no h
   /// The names of the API functions' parameters (M, N, P, protocol, stream
@@ -87,7 +91,7 @@ struct KernelView {
   bool emits(mlir::credit::Form f) const;
   /// The kernels of the wanted forms, in the schedule's order, float4 first.
   llvm::SmallVector<KernelInstance> kernels() const;
-  /// Inputs then outputs: the data arguments in signature order.
+  /// Inputs, outputs, then the runtime params: the arguments in signature order.
   llvm::SmallVector<const Operand *> dataArgs() const;
 };
 

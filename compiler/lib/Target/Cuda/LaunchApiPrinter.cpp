@@ -24,7 +24,7 @@ bool hasPersistentKernel(const KernelView &k) {
 /// The body of an API function: `return credit::host::<call>;`, after the
 /// data arguments as an array where the call takes them.
 void printForward(const KernelView &k, ApiFn fn, llvm::raw_ostream &out) {
-  const std::string args = "const void* args[] = {" + dataArgNames(k) + "};\n  ";
+  const std::string args = "const void* args[] = {" + dataArgEntries(k) + "};\n  ";
   std::string body;
   llvm::raw_string_ostream os(body);
   switch (fn) {

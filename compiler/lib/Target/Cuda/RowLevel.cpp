@@ -63,6 +63,10 @@ RowLevel placeRowLevel(cr::KernelOp kernel, NameSupply &rowScope, LetNames &lets
       rl.perRowInputs.push_back({inputIndex, addField(in.getResult(), in.getName())});
     ++inputIndex;
   }
+  for (cr::ParamOp p : kernel.getParamOps())
+    if (p.isRuntime())
+      rl.runtimeParams.push_back(
+          {static_cast<unsigned>(rl.runtimeParams.size()), addField(p.getResult(), p.getName())});
   // A statistic that an op of its stage's own math computes names that op's
   // value (the first statistic yielding it).
   llvm::DenseMap<Operation *, std::pair<cr::StageOp, unsigned>> yieldedBy;

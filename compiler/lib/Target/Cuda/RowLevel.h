@@ -34,6 +34,8 @@ struct RowLevel {
   std::vector<llvm::SmallVector<mlir::Operation *>> ops;
   /// The per-row inputs (input index, field), read by begin_row.
   llvm::SmallVector<std::pair<unsigned, std::string>> perRowInputs;
+  /// The runtime params (index among them, field), read by begin_row.
+  llvm::SmallVector<std::pair<unsigned, std::string>> runtimeParams;
 };
 
 /// Places the row-level math of `kernel` and names the Row fields in `rowScope`

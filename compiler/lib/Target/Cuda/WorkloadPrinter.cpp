@@ -177,12 +177,17 @@ void WorkloadPrinter::printConstants() {
   os << "static constexpr bool kFastMath = " << (k.options->fastMath ? "true" : "false") << ";\n";
   if (!k.params.empty())
     os << "\n";
+  // Runtime params are Row fields, set by begin_row.
   for (cr::ParamOp p : k.params) {
+    if (p.isRuntime())
+      continue;
     std::string name = workloadScope.fresh(p.getName());
     params[p.getResult()] = name;
-    os << "static constexpr float " << name << " = " << cudaFloatLiteral(p.getValue().convertToFloat())
+    os << "static constexpr float " << name << " = " << cudaFloatLiteral(p.getValue()->convertToFloat())
        << ";\n";
   }
+  if (!k.runtimeParams.empty())
+    os << "static constexpr int kNumParams = " << k.runtimeParams.size() << ";  // runtime params\n";
 }
 
 void WorkloadPrinter::printRow() {
@@ -221,7 +226,7 @@ void WorkloadPrinter::printRowOps(ExprPrinter &p, llvm::ArrayRef<Operation *> op
 
 mlir::LogicalResult WorkloadPrinter::printBeginRow() {
   llvm::ArrayRef<Operation *> ops = rows.ops[0];
-  if (rows.perRowInputs.empty() && ops.empty()) {
+  if (rows.perRowInputs.empty() && rows.runtimeParams.empty() && ops.empty()) {
     os << "template <class In>\nCREDIT_DEVICE static void begin_row(Row&, const In&) {}\n";
     return mlir::success();
   }
@@ -232,6 +237,8 @@ mlir::LogicalResult WorkloadPrinter::printBeginRow() {
   llvm::raw_string_ostream ts(text);
   for (auto &[input, field] : rows.perRowInputs)
     ts << "r." << field << " = in.template in<" << input << ">();\n";
+  for (auto &[param, field] : rows.runtimeParams)
+    ts << "r." << field << " = in.template param<" << param << ">();\n";
   p.scan(ops);
   printRowOps(p, ops, ts);
   os << "template <class In>\n";

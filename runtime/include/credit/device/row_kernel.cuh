@@ -28,10 +28,16 @@
 namespace credit {
 namespace device {
 
-// The kernel's data arguments: inputs, then outputs, in signature order.
+// The kernel's arguments: the data pointers (inputs, then outputs) and the runtime
+// params' values, in signature order.
 template <class W>
 struct Operands {
-  const void* p[Contract<W>::kNumInputs + Contract<W>::kNumOutputs];
+  static constexpr int kNumPointers = Contract<W>::kNumInputs + Contract<W>::kNumOutputs;
+  const void* p[kNumPointers];
+  float params[Contract<W>::kNumParams > 0 ? Contract<W>::kNumParams : 1];
+
+  CREDIT_DEVICE void set(int i, const void* ptr) { p[i] = ptr; }
+  CREDIT_DEVICE void set(int i, float value) { params[i - kNumPointers] = value; }
 };
 
 // The only global store of the control kernels, never executed (N >= 1 always, which
@@ -203,6 +209,13 @@ struct RowKernel {
       if constexpr (kControl) return 0.0f;
       else return static_cast<float>(__ldg(k.template row_input<i>() + row));
     }
+    // Runtime param j: one value for every row, a kernel argument.
+    template <int j>
+    CREDIT_DEVICE float param() const {
+      static_assert(j >= 0 && j < C::kNumParams, "a runtime param");
+      if constexpr (kControl) return 0.0f;
+      else return k.ops.params[j];
+    }
   };
   struct RowOutputs {
     const RowKernel& k;
@@ -282,10 +295,15 @@ struct RowKernel {
 };
 
 // The row kernel of form F, vector width VEC, for workload W.
+// args: the data pointers, then the runtime params' values.
 template <class W, Form F, int VEC, class... T>
-CREDIT_DEVICE void row_kernel(long long M, int N, int P, int ring, unsigned* row_claims, T* __restrict__... ptrs) {
+CREDIT_DEVICE void row_kernel(long long M, int N, int P, int ring, unsigned* row_claims, T... args) {
   using K = RowKernel<W, typename FormOf<W, F, VEC>::type>;
-  const Operands<W> ops{{ptrs...}};
+  static_assert(sizeof...(T) == 0 || sizeof...(T) == Operands<W>::kNumPointers + Contract<W>::kNumParams,
+                "the kernel's arguments: every data pointer, then every runtime param");
+  Operands<W> ops{};
+  int i = 0;
+  (ops.set(i++, args), ...);
   typename K::Registers regs;
   K k(ops, regs, M, N, P, ring, row_claims);
   k.run();

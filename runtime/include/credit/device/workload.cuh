@@ -40,12 +40,14 @@
 //   static constexpr int kThreads, kWideThreads;   CTA sizes of the narrow forms and the twins
 //                                                  (0: no twins)
 //   static constexpr bool kFastMath;               the element math uses __expf, __logf, ...
+//   static constexpr int kNumParams;               (optional, 0 when absent) runtime params:
+//                                                  f32 kernel arguments after the pointers
 //   The arithmetic:
 //   struct Row { float N; ... };                   row-level values: N (set by the library),
 //                                                  per-row inputs, statistics, lets
 //   template <class In> static void begin_row(Row&, const In& in);
 //        per-row inputs: in.template in<i>() is input i's value for the row (a float;
-//        an integer converted to the nearest f32)
+//        an integer converted to the nearest f32); in.template param<j>() runtime param j
 //   template <class E> static void pass(Pass<p>, E& e, const Row&);   for p = 0 .. kStages
 //        one element of pass p (stage p, or h for p == kStages):
 //        e.template in<i>()        input i's element as a float (inputs the pass reads;
@@ -115,6 +117,16 @@ CREDIT_HD constexpr bool sameGeometry(WorkloadGeometry a, WorkloadGeometry b) {
          a.qSum == b.qSum && a.threads == b.threads && a.hOnlyArrays == b.hOnlyArrays;
 }
 
+// W::kNumParams, or 0 where the workload declares none.
+template <class W, class = void>
+struct NumParams {
+  static constexpr int value = 0;
+};
+template <class W>
+struct NumParams<W, decltype(void(W::kNumParams))> {
+  static constexpr int value = W::kNumParams;
+};
+
 // What the library reads of a workload W.
 template <class W>
 struct Contract {
@@ -123,6 +135,7 @@ struct Contract {
   static constexpr int kNumInputs = static_cast<int>(sizeof(W::kInputs) / sizeof(Operand));
   static constexpr int kNumOutputs = static_cast<int>(sizeof(W::kOutputs) / sizeof(Operand));
   static constexpr int kNumKept = W::kNumKept;
+  static constexpr int kNumParams = NumParams<W>::value;
 
   CREDIT_HD static constexpr Kind inputKind(int i) { return W::kInputs[i].kind; }
   CREDIT_HD static constexpr bool isRowInput(int i) { return W::kInputs[i].kind == Kind::Row; }
@@ -233,6 +246,7 @@ struct Contract {
   static_assert(kStages >= 1, "a workload has at least one stage");
   static_assert(kNumInputs >= 1 && kNumInputs <= 32, "1 to 32 inputs (read masks are 32-bit)");
   static_assert(kNumOutputs >= 1 && kNumOutputs <= 32, "1 to 32 outputs");
+  static_assert(kNumParams >= 0 && kNumInputs + kNumOutputs + kNumParams <= 32, "at most 32 arguments");
   static_assert(kNumKept >= 1, "an accepted workload keeps at least one input");
   static_assert(readsValid(), "kReads names an input that does not exist");
   static_assert(inputsValid(), "inputs: f32, bf16, f16, i8, u8 or bool per element; per-row inputs f32, i32 or i64");

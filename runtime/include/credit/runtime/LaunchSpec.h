@@ -34,7 +34,7 @@ inline const void* kernel(void (*fn)(A...)) {
 }
 
 inline constexpr int kMaxArgs = 32;
-enum ArgKind : int { kArgRow = 0, kArgBroadcast = 1, kArgPerRow = 2 };
+enum ArgKind : int { kArgRow = 0, kArgBroadcast = 1, kArgPerRow = 2, kArgParam = 3 };
 
 // What the launchers know of a generated workload.
 struct Workload {
@@ -47,6 +47,7 @@ struct Workload {
   bool keptReadLate;                 // a kept input is first read after the first pass
   int hoisted;                       // broadcast inputs only h reads (the persistent form)
   int numArgs;                       // inputs, then outputs
+  int numParams;                     // runtime params: args[numArgs + j] points to param j's value
   int argKind[kMaxArgs];             // ArgKind
   int argBytes[kMaxArgs];            // bytes per element
   TargetInfo target;                 // the file's --arch (max_legal_n's default limit)
@@ -60,7 +61,7 @@ struct Workload {
 template <class W, class WR = W, int NK>
 inline Workload describe(const Kernel (&kernels)[NK], const void* rowClaims, TargetInfo target) {
   using C = device::Contract<W>;
-  static_assert(C::kNumInputs + C::kNumOutputs <= kMaxArgs, "too many data arguments");
+  static_assert(C::kNumInputs + C::kNumOutputs + C::kNumParams <= kMaxArgs, "too many arguments");
   static_assert(C::kNumInputs == device::Contract<WR>::kNumInputs &&
                     C::kNumOutputs == device::Contract<WR>::kNumOutputs,
                 "the reread kernels' workload has the same operands");
@@ -74,6 +75,7 @@ inline Workload describe(const Kernel (&kernels)[NK], const void* rowClaims, Tar
   w.keptReadLate = C::anyKeptReadLate();
   w.hoisted = device::popcount(W::kHoisted);
   w.numArgs = C::kNumInputs + C::kNumOutputs;
+  w.numParams = C::kNumParams;
   for (int i = 0; i < C::kNumInputs; ++i) {
     const device::Operand o = W::kInputs[i];
     w.argKind[i] = o.kind == device::Kind::Row ? kArgRow : o.kind == device::Kind::Broadcast ? kArgBroadcast : kArgPerRow;
@@ -83,6 +85,10 @@ inline Workload describe(const Kernel (&kernels)[NK], const void* rowClaims, Tar
     const device::Operand o = W::kOutputs[j];
     w.argKind[C::kNumInputs + j] = o.kind == device::Kind::Row ? kArgRow : kArgPerRow;
     w.argBytes[C::kNumInputs + j] = device::elemBytes(o.elem);
+  }
+  for (int j = 0; j < C::kNumParams; ++j) {  // checked like the pointers: not null, 4-byte aligned
+    w.argKind[w.numArgs + j] = kArgParam;
+    w.argBytes[w.numArgs + j] = 4;
   }
   w.target = target;
   w.kernels = kernels;
@@ -149,7 +155,7 @@ inline int launchSpec(const Workload& w, const LaunchSpec& s, const void* const*
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   if (err != cudaSuccess) return cudaStatus(err);
   const long long maxN = s.checkLegal ? maxLegalN(s.geometry, P < 1 ? 1 : P, s.protocol, optin) : 0;
-  const LaunchRequest req{s.data ? args : nullptr, s.data ? w.argBytes : nullptr, s.data ? w.numArgs : 0, M, N, P,
+  const LaunchRequest req{s.data ? args : nullptr, s.data ? w.argBytes : nullptr, s.data ? w.numArgs + w.numParams : 0, M, N, P,
                           s.cluster, static_cast<size_t>(s.smemBytes < 0 ? 0 : s.smemBytes), maxN};
   DeviceLimits lim{optin, s.cluster ? P : 1, sms};
   LaunchStatus status = validateLaunch(req, lim);
@@ -191,11 +197,14 @@ inline int launchSpec(const Workload& w, const LaunchSpec& s, const void* const*
     if (resident < 1) return static_cast<int>(LaunchStatus::ClusterTooLarge);
     cfg.gridDim = dim3(static_cast<unsigned>((M < resident ? M : resident) * P), 1, 1);
   }
-  // The kernel's parameters: the data pointers, M, N[, P[, ring, row_claims]].
+  // The kernel's parameters: the data pointers, the runtime params (args holds their
+  // addresses), M, N[, P[, ring, row_claims]].
   void* params[kMaxArgs + 5];
   int n = 0;
-  if (s.data)
+  if (s.data) {
     for (int i = 0; i < w.numArgs; ++i) params[n++] = const_cast<void*>(static_cast<const void*>(&args[i]));
+    for (int j = 0; j < w.numParams; ++j) params[n++] = const_cast<void*>(args[w.numArgs + j]);
+  }
   int n32 = static_cast<int>(N), p = P, ring = s.ring;
   unsigned* claims = s.rowClaims;
   params[n++] = &M;

@@ -280,18 +280,30 @@ def Credit_InputOp : Credit_Op<"input", [
 def Credit_ParamOp : Credit_Op<"param", [
     Pure, HasParent<"KernelOp">,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
-  let summary = "named compile-time constant";
-  let description = [{ `%eps = credit.param "eps" = 1.0e-05 : f32` }];
-  let arguments = (ins StrAttr:$name, F32Attr:$value);
+  let summary = "named scalar: a compile-time constant or a launch argument";
+  let description = [{
+    `%eps = credit.param "eps" = 1.0e-05 : f32` is a constant of the generated
+    code; `%t = credit.param "t" : f32` (no value) a runtime scalar, one value
+    for every row, that the launch API takes as an argument.
+  }];
+  let arguments = (ins StrAttr:$name, OptionalAttr<F32Attr>:$value);
   let results = (outs F32:$result);
   let assemblyFormat =
-      "$name `=` custom<ParamValue>($value) attr-dict `:` type($result)";
+      "$name (`=` custom<ParamValue>($value)^)? attr-dict `:` type($result)";
   let builders = [
     OpBuilder<(ins "::llvm::StringRef":$name, "float":$value), [{
       build($_builder, $_state, $_builder.getF32Type(),
             $_builder.getStringAttr(name), $_builder.getF32FloatAttr(value));
+    }]>,
+    OpBuilder<(ins "::llvm::StringRef":$name), [{
+      build($_builder, $_state, $_builder.getF32Type(),
+            $_builder.getStringAttr(name), ::mlir::FloatAttr());
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// A launch argument rather than a constant.
+    bool isRuntime() { return !getValueAttr(); }
+  }];
 }
 
 def Credit_RowWidthOp : Credit_Op<"row_width", [Pure,
