@@ -25,7 +25,7 @@ from benchlib import shapes as S  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gen", required=True)
-    ap.add_argument("--workload", required=True, choices=S.WORKLOADS)
+    ap.add_argument("--workload", required=True, choices=S.ALL_WORKLOADS)
     ap.add_argument("--N", type=int, required=True)
     ap.add_argument("--M", type=int, help="rows (default: the benchmark's M for N)")
     ap.add_argument("--variant", default="cluster", help="reread, staged, cluster, ... or auto")
@@ -46,10 +46,10 @@ def main():
     import torch
     from workloads import WORKLOADS
     wl = WORKLOADS[args.workload]
-    M = args.M or S.rows_for(args.N)
+    M = args.M or S.rows_for(args.N, S.dtype_of(args.workload))
     ins = wl.make_inputs(M, args.N, seed=args.N)
     outs = wl.alloc_outputs(M, args.N)
-    ptrs = [t.data_ptr() for t in ins + outs]
+    ptrs = k.pointers(wl.named(ins, outs), M, args.N)
     stream = torch.cuda.current_stream().cuda_stream
     if args.variant == "auto":
         fn = k.auto_launcher(ptrs, M, args.N, stream)

@@ -2,18 +2,19 @@
 """The benchmark's report, from the results file alone (no torch, no GPU).
 
     python3 bench/report.py docs/results/bench.json [more.json ...] [--out docs/results] [--name bench]
-                            [--write-merged FILE] [--no-plots]
+                            [--dtype fp32|bf16] [--write-merged FILE] [--no-plots]
 
 Reads one or more results files (several are merged: per (workload, dtype, M, N, impl) the last
 file's record wins; --write-merged writes that union, e.g. back over the file of record), then
 writes <out>/<name>.md (tables) and, where matplotlib is installed, <name>-speedup.png (creditc_auto
 over the strongest peer against N) and <name>-copy.png (% of copy bandwidth against N), and prints
 the headline figures: the geometric-mean speedup of creditc_auto at N = 65536 over the six paper
-workloads, every shape's speedup, % of copy at N >= 16384, and the goals' misses.
+workloads (--dtype bf16: over the five bf16 workloads), every shape's speedup, % of copy at
+N >= 16384, and the goals' misses. One dtype's records are reported at a time (default fp32).
 
 Definitions (docs/performance.md):
   strongest peer  per shape, the fastest checked record of torch_compile_default,
-                  torch_compile_max_autotune, triton_autotuned and eager
+                  torch_compile_max_autotune, triton_autotuned (fp32 only) and eager
   speedup         strongest peer's median / creditc_auto's median (> 1: creditc is faster)
   % of copy       frac_copy: a device-to-device copy of the shape's compulsory bytes, timed in the
                   same process, over the implementation's time
@@ -47,6 +48,13 @@ GOALS = (
     ("dispatch", f"creditc_auto within {1 - DISPATCH:.0%} of creditc_fastest (fastest / auto >= {DISPATCH:.2f})",
      lambda s: s["auto_vs_fastest"] is not None and s["auto_vs_fastest"] < DISPATCH),
 )
+
+# What the headline's geometric mean is taken over, per dtype (the set's name in the text).
+HEADLINE_LABEL = {"fp32": "six paper workloads", "bf16": "five bf16 workloads"}
+# The plots' panels per dtype: (title, workloads).
+PLOT_GROUPS = {"fp32": (("paper workloads", S.PAPER),
+                        ("general workloads (not among the calibrated kernels)", S.GENERAL)),
+               "bf16": (("bf16 workloads (not among the calibrated kernels)", S.BF16),)}
 
 PLAN_VARIANTS = {0: "reread", 1: "staged", 2: "cluster"}
 PROTOCOLS = {0: "sync", 1: "mbarrier"}
@@ -92,6 +100,7 @@ def summarize(doc, dtype=None):
         fastest_ok = fastest is not None and R.is_timed(fastest)
         out.append({
             "workload": w, "dtype": dt, "M": M, "N": N, "paper": w in S.PAPER,
+            "headline_set": w in S.HEADLINE_SET.get(dt, ()),
             "auto_ms": auto["median_ms"] if auto_ok else None,
             "auto_frac_copy": auto.get("frac_copy") if auto_ok else None,
             "auto_plan": plan_label(auto.get("plan")) if auto else None,
@@ -108,24 +117,31 @@ def summarize(doc, dtype=None):
             "auto_vs_fastest": fastest["median_ms"] / auto["median_ms"] if fastest_ok and auto_ok else None,
             "failed": failed,
             "missing": [i for i in R.IMPLS if i not in by],
+            "eager_op": by["eager"].get("op") if "eager" in by else None,
+            "omits": {i: r["omits"] for i, r in by.items() if r.get("omits")},
         })
-    order = {w: i for i, w in enumerate(S.WORKLOADS)}
+    order = {w: i for i, w in enumerate(S.ALL_WORKLOADS)}
     out.sort(key=lambda s: (order.get(s["workload"], len(order)), s["workload"], s["dtype"], s["N"], s["M"]))
     return out
 
 
-def headline(shapes):
-    """The figures the report leads with (a dict; text() prints it)."""
-    at = [s for s in shapes if s["N"] == S.HEADLINE_N and s["paper"]]
+def headline(shapes, dtype="fp32"):
+    """The figures the report leads with (a dict; text() prints it). The geometric mean is over
+    the dtype's headline set (fp32: the six paper workloads; bf16: the five bf16 workloads)."""
+    hs = S.HEADLINE_SET[dtype]
+    at = [s for s in shapes if s["N"] == S.HEADLINE_N and s["workload"] in hs and s["dtype"] == dtype]
     ratios = [s["speedup"] for s in at if s["speedup"]]
     have = {s["workload"] for s in at if s["speedup"]}
     copy_shapes = [s for s in shapes if s["N"] >= COPY_FROM_N and s["auto_frac_copy"] is not None]
     misses = {name: [s for s in shapes if pred(s)] for name, _, pred in GOALS}
     return {
+        "dtype": dtype,
         "geomean_N": S.HEADLINE_N,
-        "geomean_speedup": geomean(ratios) if len(have) == len(S.PAPER) else None,
+        "geomean_over": HEADLINE_LABEL[dtype],
+        "geomean_set": len(hs),
+        "geomean_speedup": geomean(ratios) if len(have) == len(hs) else None,
         "geomean_partial": geomean(ratios),
-        "geomean_missing": [w for w in S.PAPER if w not in have],
+        "geomean_missing": [w for w in hs if w not in have],
         "copy_at_goal": sum(1 for s in copy_shapes if s["auto_frac_copy"] >= COPY_GOAL),
         "copy_shapes": len(copy_shapes),
         "misses": misses,
@@ -151,9 +167,14 @@ def _matrix(shapes, field, fmt, label):
         for n in ns:
             v = by[n][field] if n in by else None
             cells.append(fmt(v) if v is not None else "-")
-        name = w if dt == "fp32" else f"{w} ({dt})"
+        name = _row_name(w, dt)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _row_name(w, dt):
+    """The workload, with its dtype where the name does not say it."""
+    return w if dt == "fp32" or w.endswith("_" + dt) else f"{w} ({dt})"
 
 
 def _ms(v):
@@ -186,12 +207,12 @@ def text(head, shapes):
     g = head["geomean_speedup"]
     if g is not None:
         out.append(f"geomean speedup of creditc_auto over the strongest peer at N = {head['geomean_N']}, "
-                   f"six paper workloads: {g:.3f}x")
+                   f"{head['geomean_over']}: {g:.3f}x")
     else:
         part = head["geomean_partial"]
         out.append(f"geomean speedup at N = {head['geomean_N']}: incomplete, missing "
                    f"{', '.join(head['geomean_missing'])}"
-                   + (f" (over the {len(S.PAPER) - len(head['geomean_missing'])} measured: {part:.3f}x)"
+                   + (f" (over the {head['geomean_set'] - len(head['geomean_missing'])} measured: {part:.3f}x)"
                       if part else ""))
     out.append("")
     out.append("speedup (strongest peer / creditc_auto) per shape:")
@@ -202,7 +223,7 @@ def text(head, shapes):
         rows.setdefault((s["workload"], s["dtype"]), {})[s["N"]] = s
     for (w, dt), by in rows.items():
         cells = "".join(f"{by[n]['speedup']:>8.3f}x" if n in by and by[n]["speedup"] else f"{'-':>9}" for n in ns)
-        out.append(f"  {w if dt == 'fp32' else w + ' ' + dt:<20}" + cells)
+        out.append(f"  {_row_name(w, dt):<20}" + cells)
     out.append("")
     out.append(f"% of copy bandwidth (creditc_auto) at N >= {COPY_FROM_N}: {head['copy_at_goal']} of "
                f"{head['copy_shapes']} shapes at >= {COPY_GOAL:.0%}")
@@ -244,7 +265,8 @@ def _miss_text(goal, s):
 
 
 def markdown(doc, shapes, head, plot_files=()):
-    lines = ["# creditc benchmark of record", ""]
+    dtype = head.get("dtype", "fp32")
+    lines = ["# creditc benchmark of record" + ("" if dtype == "fp32" else f", {dtype} workloads"), ""]
     for rid, meta in sorted(runs_used(doc, shapes).items()):
         lines.append(f"- {describe_run(rid, meta)}")
     lines += ["",
@@ -253,10 +275,13 @@ def markdown(doc, shapes, head, plot_files=()):
               "is timed (failed checks are listed, never timed); CUDA events, L2 flushed before every "
               "timed launch, median of 15 after warm-up. `% copy`: a device-to-device copy of the shape's "
               "compulsory bytes in the same process, over the time. Speedup: the strongest peer's time "
-              "(fastest of torch.compile default and max-autotune, autotuned Triton, eager) over "
-              "creditc_auto's.", ""]
+              + ("(fastest of torch.compile default and max-autotune, autotuned Triton, eager) over "
+                 "creditc_auto's." if dtype == "fp32" else
+                 "(fastest of torch.compile default and max-autotune and eager; no autotuned Triton peer for "
+                 f"{dtype}) over creditc_auto's. Compulsory bytes: every operand once in its own element size "
+                 "(bf16 2 B, f32 4 B, i64 8 B); outputs checked at a relative L2 error of 1e-2 (bf16)."), ""]
     g = head["geomean_speedup"]
-    lines.append(f"**Geometric-mean speedup at N = {head['geomean_N']} (six paper workloads): "
+    lines.append(f"**Geometric-mean speedup at N = {head['geomean_N']} ({head['geomean_over']}): "
                  + (f"{g:.3f}x**" if g is not None else
                     f"incomplete** (missing {', '.join(head['geomean_missing'])})"))
     lines.append("")
@@ -285,6 +310,17 @@ def markdown(doc, shapes, head, plot_files=()):
             f"{_ms(p.get('torch_compile_max_autotune'))} | {_ms(p.get('triton_autotuned'))} | "
             f"{s['peer_best'] or '-'} | {sp} | "
             f"{_pct(s['auto_frac_copy'])} | {_pct(s['peer_best_frac_copy'])} |")
+    eager = [(s["workload"], s["eager_op"], s["omits"]) for s in shapes if s["eager_op"] or s["omits"]]
+    if any(om for _, _, om in eager) or any(s["dtype"] != "fp32" for s in shapes):
+        # Which op the eager peer ran and the outputs a peer does not produce (it does less work).
+        lines += ["", "## What the peers ran", ""]
+        seen = set()
+        for w, op, om in eager:
+            text = f"- {w}: eager `{op}`" if op else f"- {w}:"
+            text += "".join(f"; {impl} omits {', '.join(o)}" for impl, o in sorted(om.items()))
+            if text not in seen:
+                seen.add(text)
+                lines.append(text)
     lines += ["", "## Goals", ""]
     for name, desc, _ in GOALS:
         miss = head["misses"][name]
@@ -300,7 +336,7 @@ def markdown(doc, shapes, head, plot_files=()):
     return "\n".join(lines) + "\n"
 
 
-def plots(shapes, outdir, name):
+def plots(shapes, outdir, name, dtype="fp32"):
     """The two figures; [] where matplotlib is missing."""
     try:
         import matplotlib
@@ -309,13 +345,14 @@ def plots(shapes, outdir, name):
     except ImportError:
         return []
     files = []
-    groups = (("paper workloads", S.PAPER), ("general workloads (not among the calibrated kernels)", S.GENERAL))
+    groups = PLOT_GROUPS[dtype]
 
     def series(w, field):
         ss = sorted((s for s in shapes if s["workload"] == w and s[field] is not None), key=lambda s: s["N"])
         return [s["N"] for s in ss], ss
 
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
+    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.8), sharey=True, squeeze=False)
+    axes = axes[0]
     for ax, (title, ws) in zip(axes, groups):
         for w in ws:
             ns, ss = series(w, "speedup")
@@ -333,7 +370,7 @@ def plots(shapes, outdir, name):
     plt.close(fig)
     files.append(p)
 
-    ws = [w for w in S.WORKLOADS if any(s["workload"] == w for s in shapes)]
+    ws = [w for w in S.ALL_WORKLOADS if any(s["workload"] == w for s in shapes)]
     cols = 5
     rows = max(1, -(-len(ws) // cols))
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), sharex=True, squeeze=False)
@@ -366,7 +403,8 @@ def main(argv=None):
     ap.add_argument("results", nargs="+", help="results files (bench.json); several are merged, the last wins")
     ap.add_argument("--out", help="directory for <name>.md and the plots (default: the first file's)")
     ap.add_argument("--name", default="bench")
-    ap.add_argument("--dtype", default="fp32", help="report this dtype's records (default fp32)")
+    ap.add_argument("--dtype", default="fp32", choices=sorted(S.HEADLINE_SET),
+                    help="report this dtype's records (default fp32)")
     ap.add_argument("--write-merged", metavar="FILE", help="write the merged results there")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args(argv)
@@ -384,8 +422,8 @@ def main(argv=None):
         return 1
     out = args.out or os.path.dirname(os.path.abspath(args.results[0]))
     os.makedirs(out, exist_ok=True)
-    head = headline(shapes)
-    files = [] if args.no_plots else plots(shapes, out, args.name)
+    head = headline(shapes, args.dtype)
+    files = [] if args.no_plots else plots(shapes, out, args.name, args.dtype)
     with open(os.path.join(out, f"{args.name}.md"), "w") as f:
         f.write(markdown(doc, shapes, head, files))
     print(text(head, shapes))

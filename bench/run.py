@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """The benchmark of record: creditc's model-driven dispatch against its peers' strongest configurations.
 
-    python3 bench/run.py --gen DIR --results OUT/bench.json [--workloads all|paper|general|a,b]
-                         [--N all|4096,65536] [--impls all|a,b] [--cache-dir DIR] [--budget-s 510]
-                         [--resume FILE] [--force] [--dry-run] [--tslice]
+    python3 bench/run.py --gen DIR --results OUT/bench.json [--dtype fp32|bf16]
+                         [--workloads all|paper|general|a,b] [--N all|4096,65536] [--impls all|a,b]
+                         [--cache-dir DIR] [--budget-s 510] [--resume FILE] [--force] [--dry-run] [--tslice]
 
 DIR holds the generated files (<workload>.cu, made with creditc --profile <device profile>, and
-optionally <workload>.h and a file `commit`). For every workload, N and implementation it:
+optionally <workload>.h and a file `commit`). --dtype selects the workload set: fp32 (default; the
+paper's six and four general workloads) or bf16 (rmsnorm_bf16, layernorm_bf16, softmax_bf16,
+cross_entropy_fwd_bf16, cross_entropy_bwd_bf16: their own kernels, bf16 rows, i64 class indices,
+f32 per-row results; no triton_autotuned peer); naming bf16 workloads selects it too.
+For every workload, N and implementation it:
   * makes the inputs (M = max(4096, rows making each row input 256 MiB)), the float64 reference
-    (row chunks) and times a device-to-device copy of the shape's compulsory bytes;
+    (row chunks) and times a device-to-device copy of the shape's compulsory bytes (every operand
+    read or written once in its own element size);
   * runs the implementation once on poisoned outputs and checks them against the reference
     (benchlib/checks.py); a failed check is recorded (check_failed) and never timed;
   * times it: CUDA events, L2 flushed before every timed launch, median of --reps after warm-up;
@@ -25,7 +30,10 @@ Implementations (records' "impl"):
   torch_compile_default       torch.compile(dynamic=False, fullgraph=True)
   torch_compile_max_autotune  mode="max-autotune-no-cudagraphs", coordinate_descent_tuning=True
   triton_autotuned            bench/peers/triton_kernels.py, @triton.autotune over its config space
-  eager                       eager PyTorch, native fused ops where they exist
+                              (fp32 only)
+  eager                       eager PyTorch, native fused ops where they exist; where several idioms
+                              compute the outputs (cross_entropy_bwd_bf16: autograd or the closed
+                              form) each is checked and timed and the faster is the record's
 --cache-dir keeps torch.compile's and Triton's caches (TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR),
 the Triton autotuning choices and the built libraries, so a second run compiles and tunes nothing.
 --dry-run prints what would be measured and the time it should take, without a GPU.
@@ -66,6 +74,9 @@ ESTIMATE_S = {
 SETUP_S = 1.5
 BUILD_S = 20.0
 
+# Peers that have no implementation for a dtype's workloads ("all" leaves them out).
+NO_PEER = {"bf16": {"triton_autotuned": "bench/peers/triton_kernels.py has fp32 kernels only"}}
+
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,10 +84,12 @@ def parse_args(argv):
     ap.add_argument("--results", default="bench-out/bench.json", help="the results file written (and resumed)")
     ap.add_argument("--resume", action="append", default=[], metavar="FILE",
                     help="merge these results files in first (their records are skipped unless --force)")
-    ap.add_argument("--workloads", default="all", help="all, paper, general, or a comma-separated list")
-    ap.add_argument("--N", default="all", help="all, or a comma-separated list of row widths")
+    ap.add_argument("--workloads", default="all",
+                    help="all (the dtype's set), paper, general (fp32), or a comma-separated list")
+    ap.add_argument("--N", default="all", help="all (the dtype's widths), or a comma-separated list of row widths")
     ap.add_argument("--impls", default="all", help="all, or a comma-separated list of " + ", ".join(R.IMPLS))
-    ap.add_argument("--dtype", default="fp32", choices=sorted(S.DTYPES))
+    ap.add_argument("--dtype", choices=sorted(S.DTYPES),
+                    help="the workload set: fp32 (default) or bf16 (default: that of the named workloads)")
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--force", action="store_true", help="measure again what the results file already has")
@@ -94,14 +107,20 @@ def parse_args(argv):
     ap.add_argument("--commit", help="the commit the generated files come from (default: <gen>/commit)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and its time estimate; no GPU")
     args = ap.parse_args(argv)
+    if args.dtype is not None and args.dtype not in S.SUPPORTED_DTYPES:
+        ap.error(f"--dtype {args.dtype}: the benchmark has {', '.join(S.SUPPORTED_DTYPES)} workload sets only")
     try:
-        args.workload_list = S.parse_workloads(args.workloads)
-        args.n_list = S.parse_ns(args.N)
-        args.impl_list = list(R.IMPLS) if args.impls == "all" else S.parse_list(args.impls, R.IMPLS, "impl")
+        if args.dtype is None:
+            args.dtype = S.infer_dtype(args.workloads)
+        args.workload_list = S.parse_workloads(args.workloads, args.dtype)
+        args.n_list = S.parse_ns(args.N, args.dtype)
+        impls = [i for i in R.IMPLS if i not in NO_PEER.get(args.dtype, {})]
+        args.impl_list = impls if args.impls == "all" else S.parse_list(args.impls, R.IMPLS, "impl")
     except ValueError as e:
         ap.error(str(e))
-    if args.dtype not in S.SUPPORTED_DTYPES:
-        ap.error(f"--dtype {args.dtype}: creditc generates {', '.join(S.SUPPORTED_DTYPES)} kernels only")
+    absent = [i for i in args.impl_list if i in NO_PEER.get(args.dtype, {})]
+    if absent:
+        ap.error("; ".join(f"{i}: {NO_PEER[args.dtype][i]}" for i in absent))
     if args.reps < 1 or args.warmup < 0:
         ap.error("--reps must be >= 1 and --warmup >= 0")
     needs_gen = any(i in (R.CREDITC_AUTO, R.CREDITC_FASTEST) for i in args.impl_list)
@@ -139,7 +158,7 @@ def dry_run(args, doc):
     for w, N, M, impl, done in units:
         if args.force or not done:
             cold, warm = ESTIMATE_S[impl]
-            print(f"  {w:<19} N={N:<7} M={M:<6} {impl:<27} ~{cold:.0f} s cold, ~{warm:.0f} s warm")
+            print(f"  {w:<22} N={N:<7} M={M:<6} {impl:<27} ~{cold:.0f} s cold, ~{warm:.0f} s warm")
     cold = sum(ESTIMATE_S[u[3]][0] for u in todo) + SETUP_S * len(shapes)
     warm = sum(ESTIMATE_S[u[3]][1] for u in todo) + SETUP_S * len(shapes)
     if any(u[3] in (R.CREDITC_AUTO, R.CREDITC_FASTEST) for u in todo):
@@ -171,7 +190,7 @@ def gen_commit(args):
     return "unknown"
 
 
-def run_metadata(args, torch, copy_gbps):
+def run_metadata(args, torch, copy_gbps, dtype):
     props = torch.cuda.get_device_properties(0)
     try:
         driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -197,7 +216,7 @@ def run_metadata(args, torch, copy_gbps):
         "copy_GBps": copy_gbps,
         "method": {"timer": "CUDA events", "l2_flush_bytes": 256 << 20, "warmup": args.warmup,
                    "reps": args.reps, "statistic": "median", "min_row_bytes": S.MIN_ROW_BYTES,
-                   "min_rows": S.MIN_ROWS, "max_rel_err": checks.tolerance(torch.float32),
+                   "min_rows": S.MIN_ROWS, "max_rel_err": checks.tolerance(dtype),
                    "copy": "device-to-device copy_ of the shape's compulsory bytes (half read, half written)"},
         "cache_dir": os.path.abspath(args.cache_dir) if args.cache_dir else None,
     }
@@ -231,12 +250,18 @@ class Runner:
     def failed(self, err, tol):
         return not err <= tol
 
+    @staticmethod
+    def pointers(k, wl, inputs, outs, M, N):
+        """Device pointers in the library's signature order, each tensor's dtype and shape checked
+        against its argument (i64 class indices, f32 per-row operands, bf16 rows)."""
+        return k.pointers(wl.named(inputs, outs), M, N)
+
     # -- creditc ---------------------------------------------------------------------------
     def creditc_fastest(self, sh, rec):
         torch, k = self.torch, self.kernels[sh.wl.name]
         from benchlib.creditlib import ApiError, label
         outs = sh.wl.alloc_outputs(sh.M, sh.N, device=sh.inputs[0].device, dtype=sh.dtype)
-        ptrs = [t.data_ptr() for t in sh.inputs + outs]
+        ptrs = self.pointers(k, sh.wl, sh.inputs, outs, sh.M, sh.N)
         stream = torch.cuda.current_stream().cuda_stream
         variants, excluded, best = {}, {}, None
         for v, P, proto in k.configs(sh.N):
@@ -281,7 +306,8 @@ class Runner:
             rows = sh.M * P
             ins = sh.wl.make_inputs(rows, width, seed=sh.N + P, device="cuda", dtype=sh.dtype)
             outs = sh.wl.alloc_outputs(rows, width, dtype=sh.dtype)
-            fn = k.launcher("staged_smem", 1, 0, [t.data_ptr() for t in ins + outs], rows, width, stream)
+            fn = k.launcher("staged_smem", 1, 0, self.pointers(k, sh.wl, ins, outs, rows, width), rows, width,
+                            stream)
             try:
                 out[str(P)] = self.bench(fn)["median_ms"]
             except Exception as e:  # recorded, not fatal: T_slice is an extra
@@ -294,7 +320,7 @@ class Runner:
         torch, k = self.torch, self.kernels[sh.wl.name]
         from benchlib.creditlib import ApiError
         outs = sh.wl.alloc_outputs(sh.M, sh.N, device=sh.inputs[0].device, dtype=sh.dtype)
-        ptrs = [t.data_ptr() for t in sh.inputs + outs]
+        ptrs = self.pointers(k, sh.wl, sh.inputs, outs, sh.M, sh.N)
         stream = torch.cuda.current_stream().cuda_stream
         if k.last_plan(sh.M, sh.N) is not None:
             rec["error"] = "the dispatch already holds a plan for this shape in this process"
@@ -337,6 +363,9 @@ class Runner:
         torch.cuda.synchronize()
         rec["prepare_s"] = time.perf_counter() - t0
         err = self.checks.max_rel_err(outs, sh.ref)
+        omits = self.checks.omitted(sh.wl.outputs, outs)
+        if omits:
+            rec["omits"] = omits  # outputs the peer does not produce: it does less work
         del outs
         if self.failed(err, sh.tol):
             rec.update(check_failed=True, max_rel_err=err)
@@ -344,9 +373,35 @@ class Runner:
         rec.update(self.timed_fields(sh, self.bench(call), err))
 
     def eager(self, sh, rec):
-        rec["op"] = sh.wl.eager_op
-        fn = lambda: sh.wl.eager(*sh.inputs)  # noqa: E731
-        self._returning_peer(sh, rec, fn, fn)
+        idioms = sh.wl.eager_idioms()
+        if len(idioms) == 1:
+            rec["op"] = sh.wl.eager_op
+            fn = lambda: sh.wl.eager(*sh.inputs)  # noqa: E731
+            self._returning_peer(sh, rec, fn, fn)
+            return
+        # Several idioms compute the outputs (autograd, a closed form): each is checked and timed,
+        # the faster is the record's; `ops` keeps every idiom's median (or why it has none).
+        runs = {}
+        for op, make in idioms.items():
+            sub, made = {}, {}
+
+            def prepare(make=make, made=made):
+                made["fn"] = make(*sh.inputs)
+                return made["fn"]()
+            try:
+                self._returning_peer(sh, sub, prepare, lambda made=made: made["fn"]())
+            except Exception as e:  # one idiom failing leaves the other
+                sub["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+            made.clear()
+            self.torch.cuda.empty_cache()
+            runs[op] = sub
+        timed = {op: r for op, r in runs.items() if "median_ms" in r}
+        rec["ops"] = {op: r["median_ms"] if op in timed else
+                      (r.get("error") or f"check failed (max_rel_err {r.get('max_rel_err')})")
+                      for op, r in runs.items()}
+        op = min(timed, key=lambda o: timed[o]["median_ms"]) if timed else next(iter(runs))
+        rec["op"] = op
+        rec.update(runs[op])
 
     def torch_compile(self, sh, rec):
         from torch_impls import MODES
@@ -388,7 +443,7 @@ class Runner:
 
 
 def line(rec):
-    head = f"{rec['workload']:<19} N={rec['N']:<7} M={rec['M']:<6} {rec['impl']:<27}"
+    head = f"{rec['workload']:<22} N={rec['N']:<7} M={rec['M']:<6} {rec['impl']:<27}"
     if rec.get("error"):
         return f"{head} ERROR {rec['error'][:300]}"
     if rec.get("check_failed"):
@@ -404,6 +459,10 @@ def line(rec):
         c = rec["config"]
         text += (f" {'one-pass' if c['ONE_PASS'] else 'looped'} BLOCK={c['BLOCK']} w={c['num_warps']}"
                  f" s={c['num_stages']} ({rec.get('config_source')})")
+    if rec.get("ops"):
+        text += f" op={rec['op']}"
+    if rec.get("omits"):
+        text += f" (omits {', '.join(rec['omits'])})"
     if rec.get("prepare_s") is not None:
         text += f" prepare {rec['prepare_s']:.1f} s"
     return text + f" [{rec['wall_s']:.1f} s]"
@@ -465,7 +524,7 @@ def main(argv=None):
             triton_kernels.set_tune_cache(os.path.join(os.path.abspath(args.cache_dir), "triton-autotune.json"))
 
     run_id = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    doc["runs"][run_id] = run_metadata(args, torch, timing.copy_GBps())
+    doc["runs"][run_id] = run_metadata(args, torch, timing.copy_GBps(), dtype)
     R.save(doc, args.results)
     meta = doc["runs"][run_id]
     print(f"run {run_id}: {meta['device']['name']}, driver {meta['driver']}, torch {meta['torch']}, "

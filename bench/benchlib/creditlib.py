@@ -21,6 +21,8 @@ import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
+from . import shapes
+
 HOST_ISOLATION_FLAGS = ("-fPIC", "-fno-gnu-unique")
 LINK_ISOLATION_FLAGS = ("-Bsymbolic",)
 
@@ -30,6 +32,11 @@ SOURCES = {0: "model", 1: "autotune", 2: "fallback"}
 CLUSTER_SIZES = (2, 4, 8, 16)
 
 STATUS_NO_PLAN = 102  # credit_<K>_last_plan: no decision for the shape yet
+
+# The signature's element types as torch dtype names (str(tensor.dtype) is "torch.<name>"): the
+# launchers take untyped pointers, so a tensor of another type would be read as garbage.
+TORCH_DTYPE_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i8": "int8", "i32": "int32",
+                     "i64": "int64", "u8": "uint8", "bool": "bool"}
 
 
 class BuildError(RuntimeError):
@@ -205,7 +212,14 @@ class GeneratedKernel:
 
     def signature(self):
         """[(name, direction, kind, type)] from credit_<name>_signature()."""
-        return [tuple(item.split(":")) for item in self._signature().decode().split(";") if item]
+        return shapes.parse_signature(self._signature().decode())
+
+    def pointers(self, named, M, N):
+        """The device pointers of `named` ([(name, tensor)] or a dict) in signature order, each
+        tensor checked against its argument (marshal)."""
+        if not hasattr(self, "_sig"):
+            self._sig = self.signature()
+        return marshal(self._sig, named, M, N, where=self.name)
 
     def status_string(self, status):
         s = self._status(status)
@@ -266,14 +280,55 @@ class GeneratedKernel:
         return plan_dict(p)
 
 
+def _shape(kind, M, N):
+    return {"row": (M, N), "broadcast": (N,), "scalar": (M,)}[kind]
+
+
+def marshal(signature, named, M, N, where="kernel"):
+    """Device pointers (ints) in signature order ([(name, direction, kind[, type])]) from tensors
+    given by name ([(name, tensor)] or a dict). Raises ApiError when an argument has no tensor,
+    a tensor is left over, or a tensor's dtype (where the signature types it), shape ([M, N] row,
+    [N] broadcast, [M] scalar) or layout (contiguous) differs from its argument's. Needs only
+    dtype, shape, is_contiguous() and data_ptr() of a tensor (no torch import here)."""
+    by_name = dict(named)
+    ptrs, problems = [], []
+    for entry in signature:
+        name, _, kind = entry[:3]
+        ty = entry[3] if len(entry) > 3 else None
+        t = by_name.pop(name, None)
+        if t is None:
+            problems.append(f"{name}: no tensor")
+            continue
+        if ty in TORCH_DTYPE_NAMES and str(t.dtype) != "torch." + TORCH_DTYPE_NAMES[ty]:
+            problems.append(f"{name}: {str(t.dtype).replace('torch.', '')}, the kernel takes {ty} "
+                            f"({TORCH_DTYPE_NAMES[ty]})")
+        if tuple(t.shape) != _shape(kind, M, N):
+            problems.append(f"{name}: shape {list(t.shape)}, the kernel takes {kind} {list(_shape(kind, M, N))}")
+        elif not t.is_contiguous():
+            problems.append(f"{name}: not contiguous")
+        ptrs.append(t.data_ptr())
+    if by_name:
+        problems.append(f"not arguments of the kernel: {', '.join(by_name)}")
+    if problems:
+        raise ApiError(f"{where}: " + "; ".join(problems))
+    return ptrs
+
+
 def check_signature(kernel, inputs, outputs):
     """Raises ApiError if the library's data arguments differ from the workload registry's
-    (inputs [(name, kind)], outputs [(name, kind, ...)]): the pointers would go to the wrong places."""
-    want = [(n, "in", k) for n, k in inputs] + [(o[0], "out", o[1]) for o in outputs]
+    (inputs [(name, kind[, type])], outputs [(name, kind, type)]): the pointers would go to the
+    wrong places. Types are compared where the registry names a signature type ("float", the
+    run's float type, is not compared)."""
+    want = [(i[0], "in", i[1]) for i in inputs] + [(o[0], "out", o[1]) for o in outputs]
     kind = {"row": "row", "broadcast": "broadcast", "scalar": "scalar"}
-    have = [(n, d, kind.get(k, k)) for n, d, k, *_ in kernel.signature()]
+    sig = kernel.signature()
+    have = [(n, d, kind.get(k, k)) for n, d, k, *_ in sig]
     if have != want:
         raise ApiError(f"{kernel.path}: arguments {have}, the workload registry has {want}")
+    want_types = [e[2] if len(e) > 2 else None for e in inputs] + [o[2] for o in outputs]
+    for (n, _, _, *ty), w in zip(sig, want_types):
+        if w in TORCH_DTYPE_NAMES and ty and ty[0] != w:
+            raise ApiError(f"{kernel.path}: argument {n} is {ty[0]}, the workload registry has {w}")
 
 
 def check_side_by_side(a, b):

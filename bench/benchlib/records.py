@@ -111,7 +111,7 @@ def find(doc, workload, dtype, M, N, impl):
 
 def _order(rec):
     w = rec["workload"]
-    wi = shapes.WORKLOADS.index(w) if w in shapes.WORKLOADS else len(shapes.WORKLOADS)
+    wi = shapes.ALL_WORKLOADS.index(w) if w in shapes.ALL_WORKLOADS else len(shapes.ALL_WORKLOADS)
     ii = IMPLS.index(rec["impl"]) if rec["impl"] in IMPLS else len(IMPLS)
     return (wi, w, rec["dtype"], rec["N"], rec["M"], ii)
 

@@ -15,6 +15,13 @@ Three functions per workload:
   COMPILE[name] what torch.compile is given: EAGER, except for cross_entropy_bwd, where a user
                 writes softmax(x) * sum(t) - t (Inductor decomposes the native ops anyway).
 `compiled(name, impl)` is the torch.compile'd peer of one of the two configurations in MODES.
+
+The bf16 workloads (BF16_NAMES) take bf16 rows and gamma/beta, i64 class indices and f32 per-row
+gradients, compute in f32 and return their outputs in the .credit types (bf16 rows, f32 per-row
+results). An eager peer returns None for an output its fused op does not produce (F.rms_norm has
+no rstd, F.cross_entropy no lse): it does less work, and the check skips that output.
+eager_idioms(name) lists the eager idioms, several where there are (the gradient of
+F.cross_entropy: autograd, or the closed form); the benchmark times each and records the faster.
 """
 import types
 
@@ -23,6 +30,7 @@ import torch.nn.functional as F
 
 NAMES = ("layernorm", "wvar_bwd", "pearson_bwd", "softmax_logits_bwd", "lars", "quant_int8",
          "softmax", "log_softmax", "rmsnorm", "cross_entropy_bwd")
+BF16_NAMES = ("rmsnorm_bf16", "layernorm_bf16", "softmax_bf16", "cross_entropy_fwd_bf16", "cross_entropy_bwd_bf16")
 
 # .credit `param` defaults.
 PARAMS = {
@@ -36,6 +44,11 @@ PARAMS = {
     "log_softmax": {},
     "rmsnorm": {"eps": 1e-6},
     "cross_entropy_bwd": {},
+    "rmsnorm_bf16": {"eps": 1e-6},
+    "layernorm_bf16": {"eps": 1e-5},
+    "softmax_bf16": {},
+    "cross_entropy_fwd_bf16": {},
+    "cross_entropy_bwd_bf16": {},
 }
 
 
@@ -125,6 +138,32 @@ def cross_entropy_bwd_math(x, t):
     return (torch.exp(x - m) / s * st - t,)
 
 
+# bf16 workloads: the same transcription, in the inputs' float type (float64 for the reference);
+# the class index t stays an integer, `where(i == t, ...)` compares it with the column index.
+def rmsnorm_bf16_math(x, gamma, eps=1e-6):
+    ms = (x * x).sum(-1, keepdim=True) / x.shape[-1]
+    r = torch.rsqrt(ms + eps)
+    return x * r * gamma, r.squeeze(-1)
+
+
+def _is_target(x, t):
+    return torch.arange(x.shape[-1], device=x.device) == t.unsqueeze(-1)
+
+
+def cross_entropy_fwd_bf16_math(x, t):
+    m = x.amax(-1, keepdim=True)
+    s = torch.exp(x - m).sum(-1, keepdim=True)
+    xt = torch.where(_is_target(x, t), x, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
+    lse = (torch.log(s) + m).squeeze(-1)
+    return lse - xt, lse
+
+
+def cross_entropy_bwd_bf16_math(x, t, g):
+    m = x.amax(-1, keepdim=True)
+    s = torch.exp(x - m).sum(-1, keepdim=True)
+    return (g.unsqueeze(-1) * (torch.exp(x - m) / s - _is_target(x, t).to(x.dtype)),)
+
+
 # ---- eager peers: native fused kernels where PyTorch has them -------------------------------
 def layernorm_eager(x, gamma, beta, eps=1e-5):
     # Biased variance, eps inside the square root: the .credit math exactly.
@@ -161,16 +200,81 @@ def cross_entropy_bwd_user(x, t):
     return (torch.softmax(x, dim=-1) * t.sum(-1, keepdim=True) - t,)
 
 
+# ---- bf16 eager peers ------------------------------------------------------------------------
+def rmsnorm_bf16_eager(x, gamma, eps=1e-6):
+    # F.rms_norm returns y only (no rstd).
+    if hasattr(F, "rms_norm"):
+        return F.rms_norm(x, (x.shape[-1],), gamma, eps), None
+    return rmsnorm_bf16_user(x, gamma, eps)
+
+
+def layernorm_bf16_eager(x, gamma, beta, eps=1e-5):
+    return (F.layer_norm(x, (x.shape[-1],), gamma, beta, eps),)
+
+
+def cross_entropy_fwd_bf16_eager(x, t):
+    # The loss in x's type (bf16), and no lse: F.cross_entropy does not return it.
+    return F.cross_entropy(x, t, reduction="none"), None
+
+
+def cross_entropy_bwd_bf16_closed(x, t, g):
+    # softmax(x) * g - onehot(t) * g: the softmax, an in-place scale by g, and g subtracted at
+    # the target column (one element per row).
+    dx = torch.softmax(x, dim=-1)
+    dx.mul_(g.unsqueeze(-1))
+    dx.scatter_add_(-1, t.unsqueeze(-1), g.unsqueeze(-1).to(dx.dtype).neg_())
+    return (dx,)
+
+
+class CrossEntropyBwdAutograd:
+    """The gradient of F.cross_entropy(x, t, reduction="none") w.r.t. x for the upstream g, as
+    autograd computes it in training: the forward (whose log_softmax the backward reads) runs once
+    here, and each call is the backward alone (nll_loss's backward, then the fused log-softmax
+    backward). g is given in the loss's type, as autograd would receive it."""
+
+    def __init__(self, x, t, g):
+        self.x = x.detach().requires_grad_()
+        with torch.enable_grad():
+            self.loss = F.cross_entropy(self.x, t, reduction="none")
+        self.g = g.to(self.loss.dtype)
+
+    def __call__(self):
+        return torch.autograd.grad(self.loss, self.x, self.g, retain_graph=True)
+
+
+# ---- bf16 torch.compile sources: the .credit math as a user writes it, every output produced ----
+def rmsnorm_bf16_user(x, gamma, eps=1e-6):
+    xf = x.float()
+    r = torch.rsqrt(xf.square().mean(-1, keepdim=True) + eps)
+    return (xf * r * gamma.float()).to(x.dtype), r.squeeze(-1)
+
+
+def cross_entropy_fwd_bf16_user(x, t):
+    xf = x.float()
+    lse = torch.logsumexp(xf, dim=-1)
+    return lse - xf.gather(-1, t.unsqueeze(-1)).squeeze(-1), lse
+
+
+def cross_entropy_bwd_bf16_user(x, t, g):
+    p = torch.softmax(x.float(), dim=-1)
+    return ((p - _is_target(x, t).float()) * g.unsqueeze(-1)).to(x.dtype),
+
+
 MATH = {
     "layernorm": layernorm_math, "wvar_bwd": wvar_bwd_math, "pearson_bwd": pearson_bwd_math,
     "softmax_logits_bwd": softmax_logits_bwd_math, "lars": lars_math, "quant_int8": quant_int8_math,
     "softmax": softmax_math, "log_softmax": log_softmax_math, "rmsnorm": rmsnorm_math,
     "cross_entropy_bwd": cross_entropy_bwd_math,
+    "rmsnorm_bf16": rmsnorm_bf16_math, "layernorm_bf16": layernorm_math, "softmax_bf16": softmax_math,
+    "cross_entropy_fwd_bf16": cross_entropy_fwd_bf16_math, "cross_entropy_bwd_bf16": cross_entropy_bwd_bf16_math,
 }
 
 EAGER = dict(MATH, layernorm=layernorm_eager, softmax_logits_bwd=softmax_logits_bwd_eager,
              softmax=softmax_eager, log_softmax=log_softmax_eager, rmsnorm=rmsnorm_eager,
-             cross_entropy_bwd=cross_entropy_bwd_eager)
+             cross_entropy_bwd=cross_entropy_bwd_eager,
+             rmsnorm_bf16=rmsnorm_bf16_eager, layernorm_bf16=layernorm_bf16_eager, softmax_bf16=softmax_eager,
+             cross_entropy_fwd_bf16=cross_entropy_fwd_bf16_eager,
+             cross_entropy_bwd_bf16=cross_entropy_bwd_bf16_closed)
 
 # What a record's "op" field says the eager peer ran.
 EAGER_OPS = {
@@ -178,9 +282,32 @@ EAGER_OPS = {
     "softmax": "torch.softmax", "log_softmax": "torch.log_softmax",
     "rmsnorm": "F.rms_norm" if hasattr(F, "rms_norm") else "elementwise (no F.rms_norm)",
     "cross_entropy_bwd": "torch.log_softmax + torch._log_softmax_backward_data (F.cross_entropy's gradient)",
+    "rmsnorm_bf16": "F.rms_norm (y only, no rstd)" if hasattr(F, "rms_norm") else "elementwise (no F.rms_norm)",
+    "layernorm_bf16": "F.layer_norm",
+    "softmax_bf16": "torch.softmax",
+    "cross_entropy_fwd_bf16": "F.cross_entropy(reduction='none') (loss in bf16, no lse)",
+    "cross_entropy_bwd_bf16": "closed form: torch.softmax, mul_(g), scatter_add_(-g) at t",
 }
+AUTOGRAD_CE_OP = "torch.autograd.grad of F.cross_entropy(reduction='none') (forward outside the timing)"
 
-COMPILE = dict(EAGER, cross_entropy_bwd=cross_entropy_bwd_user)
+
+def _plain(name):
+    return lambda *inputs, **params: (lambda: EAGER[name](*inputs, **params))
+
+
+def eager_idioms(name):
+    """{op label: make(*inputs) -> zero-argument callable returning the outputs}: what the eager peer
+    can run, the default op first. Making an idiom may run work that stays outside the timing (the
+    autograd forward)."""
+    out = {EAGER_OPS.get(name, "elementwise and reductions (no fused op)"): _plain(name)}
+    if name == "cross_entropy_bwd_bf16":
+        out[AUTOGRAD_CE_OP] = CrossEntropyBwdAutograd
+    return out
+
+
+COMPILE = dict(EAGER, cross_entropy_bwd=cross_entropy_bwd_user,
+               rmsnorm_bf16=rmsnorm_bf16_user, cross_entropy_fwd_bf16=cross_entropy_fwd_bf16_user,
+               cross_entropy_bwd_bf16=cross_entropy_bwd_bf16_user)
 
 
 def _quant_int8_reference(x):
@@ -193,9 +320,10 @@ def _quant_int8_reference(x):
 
 
 def reference(name, *inputs, **params):
-    """float64 reference: the literal .credit math on .double() copies of the inputs.
-    Float outputs come back as float64; quant_int8: q as int8, scale holding the f32-rounded scale."""
-    inputs = [t.double() for t in inputs]
+    """float64 reference: the literal .credit math on .double() copies of the float inputs (integer
+    inputs, class indices, as they are). Float outputs come back as float64; quant_int8: q as int8,
+    scale holding the f32-rounded scale."""
+    inputs = [t.double() if t.is_floating_point() else t for t in inputs]
     if name == "quant_int8":
         return _quant_int8_reference(*inputs)
     return MATH[name](*inputs, **params)

@@ -11,23 +11,34 @@ from benchlib import creditlib as C  # noqa: E402
 
 
 class FakeKernel:
-    """Launchers that write the eager peer's outputs through the raw pointers they are given.
+    """Launchers that write the eager peer's outputs (or those of `source`, a function of the inputs
+    returning every output in its type) through the raw pointers they are given, in the order of
+    the signature the workload registry implies.
     `inputs`: the input tensors, or a dict data_ptr -> tensor filled later (see registering())."""
 
-    def __init__(self, wl, inputs, times, broken=(), refused=(), plan=None, plans=None):
+    def __init__(self, wl, inputs, times, broken=(), refused=(), plan=None, plans=None, source=None):
         self.wl, self.times = wl, times
+        self.source = source or wl.eager
+        self.name = wl.name
         self.by_ptr = inputs if isinstance(inputs, dict) else {t.data_ptr(): t for t in inputs}
         self.broken, self.refused, self.plan_to_make = broken, refused, plan
         self.plans = {} if plans is None else plans  # a shared dict: two libraries sharing state
         self.has_dispatch = True
         self.calls = []
 
+    def signature(self):
+        import torch
+        return [tuple(op) for op in self.wl.operands(torch.float32)]
+
+    def pointers(self, named, M, N):
+        return C.marshal(self.signature(), named, M, N, where=self.name)
+
     def configs(self, N):
         return [("reread", 1, 0), ("staged", 1, 0), ("cluster", 2, 0), ("cluster", 4, 1)]
 
     def _write(self, ptrs, broken):
         n = len(self.wl.inputs)
-        outs = self.wl.eager(*[self.by_ptr[p] for p in ptrs[:n]])
+        outs = self.source(*[self.by_ptr[p] for p in ptrs[:n]])
         if broken:
             return  # leaves the poison
         for o, p in zip(outs, ptrs[n:]):

@@ -203,5 +203,69 @@ class ReportTest(unittest.TestCase):
             self.assertIn("bad.json: not a JSON object", err.getvalue())
 
 
+class Bf16ReportTest(unittest.TestCase):
+    """The report of the bf16 set: its own headline set, no Triton peer, what the eager peer ran."""
+
+    def doc(self, skip=()):
+        d = R.new_doc()
+        d["runs"]["b1"] = {"date": "2026-12-05T12:00:00+00:00", "device": {"name": "NVIDIA H200", "sms": 132}}
+        for i, w in enumerate(S.BF16):
+            for N in (16384, 65536):
+                M = S.rows_for(N, "bf16")
+                base = {"workload": w, "dtype": "bf16", "M": M, "N": N, "run": "b1", "max_rel_err": 2e-3}
+                auto = 0.5 if w != "softmax_bf16" else 0.6
+                if (w, "creditc_auto") not in skip:
+                    R.upsert(d, dict(base, impl="creditc_auto", median_ms=auto, frac_copy=0.95,
+                                     plan={"variant": 1, "P": 1, "protocol": 0, "source": "model"}))
+                R.upsert(d, dict(base, impl="creditc_fastest", median_ms=0.5, frac_copy=0.95, variant="staged"))
+                R.upsert(d, dict(base, impl="torch_compile_max_autotune", median_ms=0.55, frac_copy=0.86))
+                eager = dict(base, impl="eager", median_ms=0.75, frac_copy=0.63, op=f"op of {w}")
+                if w == "rmsnorm_bf16":
+                    eager.update(op="F.rms_norm (y only, no rstd)", omits=["rstd"])
+                R.upsert(d, eager)
+        # an fp32 record in the same file is left out of the bf16 report
+        R.upsert(d, {"workload": "softmax", "dtype": "fp32", "M": 4096, "N": 65536, "impl": "creditc_auto",
+                     "run": "b1", "median_ms": 9.0, "frac_copy": 0.1})
+        return d
+
+    def test_headline_is_over_the_bf16_set(self):
+        shapes = report.summarize(self.doc(), "bf16")
+        self.assertEqual({s["dtype"] for s in shapes}, {"bf16"})
+        head = report.headline(shapes, "bf16")
+        want = math.exp((4 * math.log(0.55 / 0.5) + math.log(0.55 / 0.6)) / 5)
+        self.assertAlmostEqual(head["geomean_speedup"], want, places=12)
+        self.assertEqual(head["geomean_over"], "five bf16 workloads")
+        head = report.headline(report.summarize(self.doc(skip={("layernorm_bf16", "creditc_auto")}), "bf16"), "bf16")
+        self.assertIsNone(head["geomean_speedup"])
+        self.assertEqual(head["geomean_missing"], ["layernorm_bf16"])
+        self.assertIn("over the 4 measured", report.text(head, []))
+        self.assertEqual([(s["workload"], s["N"]) for s in head["misses"]["win"]], [("softmax_bf16", 65536)])
+
+    def test_cli_renders_the_bf16_records(self):
+        with tempfile.TemporaryDirectory() as t:
+            p = os.path.join(t, "bench-bf16.json")
+            R.save(self.doc(), p)
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                rc = report.main([p, "--out", t, "--dtype", "bf16", "--name", "bench-bf16"])
+            self.assertEqual(rc, 0)
+            self.assertIn("at N = 65536, five bf16 workloads:", buf.getvalue())
+            self.assertIn("  rmsnorm_bf16 ", buf.getvalue())
+            with open(os.path.join(t, "bench-bf16.md")) as f:
+                md = f.read()
+            self.assertIn("# creditc benchmark of record, bf16 workloads", md)
+            self.assertIn("no autotuned Triton peer for bf16", md)
+            self.assertIn("| rmsnorm_bf16 | 8192 | 16384 | 0.5000 |", md)
+            self.assertIn("| cross_entropy_bwd_bf16 | 4096 | 65536 | 0.5000 | staged (model) |", md)
+            self.assertIn("- rmsnorm_bf16: eager `F.rms_norm (y only, no rstd)`; eager omits rstd", md)
+            self.assertNotIn("| softmax |", md)
+
+    def test_the_fp32_report_has_no_peers_section(self):
+        shapes = report.summarize(R.load(SMALL))
+        md = report.markdown(R.load(SMALL), shapes, report.headline(shapes))
+        self.assertNotIn("What the peers ran", md)
+        self.assertIn("(six paper workloads)", md)
+
+
 if __name__ == "__main__":
     unittest.main()

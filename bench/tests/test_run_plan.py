@@ -53,7 +53,11 @@ class PlanTest(unittest.TestCase):
         for argv, msg in ((["--impls", "triton"], "unknown impl: triton"),
                           (["--N", "4k"], "integers"),
                           (["--workloads", "gelu"], "unknown workload: gelu"),
-                          (["--dtype", "bf16"], "fp32 kernels only"),
+                          (["--dtype", "fp16"], "fp32, bf16 workload sets only"),
+                          (["--dtype", "bf16", "--impls", "triton_autotuned"], "fp32 kernels only"),
+                          (["--dtype", "bf16", "--workloads", "paper"], "a set of fp32 workloads"),
+                          (["--dtype", "bf16", "--workloads", "rmsnorm"], "unknown workload: rmsnorm"),
+                          (["--workloads", "softmax,softmax_bf16"], "several dtypes"),
                           (["--impls", "creditc_auto"], "--gen DIR is needed"),
                           (["--gen", "/nonexistent", "--impls", "creditc_auto"], "not a directory")):
             err = io.StringIO()
@@ -61,6 +65,46 @@ class PlanTest(unittest.TestCase):
                 run.parse_args(argv)
             self.assertEqual(cm.exception.code, 2)
             self.assertIn(msg, err.getvalue())
+
+    def test_bf16_selects_its_own_workloads_widths_rows_and_peers(self):
+        args = run.parse_args(["--dry-run", "--dtype", "bf16"])
+        self.assertEqual(args.workload_list, ["rmsnorm_bf16", "layernorm_bf16", "softmax_bf16",
+                                              "cross_entropy_fwd_bf16", "cross_entropy_bwd_bf16"])
+        self.assertEqual(args.n_list, [4096, 16384, 32768, 65536, 131072, 262144])
+        self.assertNotIn("triton_autotuned", args.impl_list)
+        self.assertEqual(args.impl_list, ["creditc_fastest", "creditc_auto", "eager", "torch_compile_default",
+                                          "torch_compile_max_autotune"])
+        units = run.planned_units(args, R.new_doc())
+        self.assertEqual(len(units), 5 * 6 * 5)
+        # every row input at least 256 MiB of bf16, at least 4096 rows
+        self.assertEqual(sorted({(u[1], u[2]) for u in units}),
+                         [(4096, 32768), (16384, 8192), (32768, 4096), (65536, 4096), (131072, 4096),
+                          (262144, 4096)])
+
+    def test_naming_bf16_workloads_selects_bf16(self):
+        args = run.parse_args(["--dry-run", "--workloads", "cross_entropy_bwd_bf16", "--N", "65536"])
+        self.assertEqual(args.dtype, "bf16")
+        self.assertEqual(run.planned_units(args, R.new_doc())[0][:3], ("cross_entropy_bwd_bf16", 65536, 4096))
+        self.assertEqual(run.parse_args(["--dry-run"]).dtype, "fp32")
+
+    def test_bf16_records_are_told_apart_from_fp32_ones(self):
+        # a bf16 record of the same (M, N) does not count as the fp32 one, nor the other way round
+        doc = R.new_doc()
+        R.upsert(doc, {"workload": "softmax_bf16", "dtype": "bf16", "M": 4096, "N": 65536, "impl": "eager",
+                       "run": "r", "median_ms": 1.0})
+        args = run.parse_args(["--dry-run", "--workloads", "softmax_bf16", "--N", "65536", "--impls", "eager"])
+        self.assertTrue(run.planned_units(args, doc)[0][4])
+        args = run.parse_args(["--dry-run", "--workloads", "softmax", "--N", "65536", "--impls", "eager"])
+        self.assertFalse(run.planned_units(args, doc)[0][4])
+
+    def test_the_bf16_set_fits_one_run_of_eight_minutes(self):
+        with tempfile.TemporaryDirectory() as t:
+            rc, out = dry("--results", os.path.join(t, "b.json"), "--dtype", "bf16")
+        self.assertEqual(rc, 0)
+        self.assertIn("150 (shape, impl) units, 0 already measured", out)
+        cold = int(out.split("estimate: ~")[1].split(" s")[0])
+        self.assertLessEqual(cold, 480)
+        self.assertNotIn("triton_autotuned", out)
 
     def test_an_unreadable_results_file_is_an_error_not_a_traceback(self):
         with tempfile.TemporaryDirectory() as t:
