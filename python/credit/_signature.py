@@ -1,7 +1,9 @@
 """A generated file's data arguments (credit_<kernel>_signature()): ``name:in|out:kind:elem``
 joined by ``;``; kind is row ([..., N]), broadcast ([N], shared by every row) or scalar
 (one per row, [...]); elem is f32, bf16 or f16 (torch.float32, torch.bfloat16,
-torch.float16; per-row arguments f32), or i8 (torch.int8, outputs only)."""
+torch.float16; per-row arguments f32), i8 (torch.int8), or, for inputs only, u8 or bool
+(torch.uint8, torch.bool: per element, a mask) or i32 or i64 (torch.int32, torch.int64:
+per row, e.g. a class index)."""
 
 from collections import namedtuple
 
@@ -16,6 +18,21 @@ ELEM_DTYPES = {
     "i8": "int8",
     "u8": "uint8",
     "i32": "int32",
+    "i64": "int64",
+    "bool": "bool",
+}
+
+# Where the language allows each type (docs/dsl.md, "Element types"): the kinds of an
+# input, the kinds of an output.
+_PLACES = {
+    "f32": (("row", "broadcast", "scalar"), ("row", "scalar")),
+    "bf16": (("row", "broadcast"), ("row",)),
+    "f16": (("row", "broadcast"), ("row",)),
+    "i8": (("row", "broadcast"), ("row",)),
+    "u8": (("row", "broadcast"), ()),
+    "bool": (("row", "broadcast"), ()),
+    "i32": (("scalar",), ()),
+    "i64": (("scalar",), ()),
 }
 
 # Names a torch schema reserves for itself.
@@ -28,6 +45,12 @@ def parse(signature):
         parts = field.split(":")
         if len(parts) != 4 or parts[1] not in ("in", "out") or parts[2] not in ("row", "broadcast", "scalar"):
             raise ValueError("unexpected signature field %r" % field)
+        places = _PLACES.get(parts[3])
+        if places is None:
+            raise ValueError("unexpected element type in signature field %r" % field)
+        if parts[2] not in places[0 if parts[1] == "in" else 1]:
+            raise ValueError("signature field %r: an %s of type %s cannot be %s" % (
+                field, "input" if parts[1] == "in" else "output", parts[3], parts[2]))
         args.append(Arg(*parts))
     return [a for a in args if a.direction == "in"], [a for a in args if a.direction == "out"]
 

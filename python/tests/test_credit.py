@@ -142,6 +142,40 @@ def ref_rmsnorm_bwd_bf16(x, dy, gamma, rstd):
     return r * (dy * gamma - x * (r * r * c))
 
 
+def _target_column(x, t):
+    """Per row, whether column j is the class index t (never where t is outside [0, N), e.g. -100)."""
+    cols = torch.arange(x.shape[-1], device=x.device)
+    return cols == t.long().unsqueeze(-1)
+
+
+def ref_cross_entropy_fwd_bf16(x, t):
+    x = x.double()
+    lse = torch.logsumexp(x, -1)
+    xt = torch.where(_target_column(x, t), x, torch.zeros_like(x)).sum(-1)  # 0 for an ignored row
+    return lse - xt, lse
+
+
+def ref_cross_entropy_bwd_bf16(x, t, g):
+    x, g = _f64(x, g)
+    onehot = _target_column(x, t).double()
+    return g.unsqueeze(-1) * (torch.softmax(x, -1) - onehot)
+
+
+def ref_masked_softmax_bf16(x, keep):
+    return _masked_softmax(x.double(), keep.bool())
+
+
+def ref_masked_layernorm_residual(valid, x, res, gamma, eps=1e-5):
+    keep = valid != 0
+    x, res, gamma = _f64(x, res, gamma)
+    v = x + res
+    zero = torch.zeros_like(v)
+    cnt = keep.sum(-1, keepdim=True).clamp_min(1).double()
+    mu = torch.where(keep, v, zero).sum(-1, keepdim=True) / cnt
+    var = torch.where(keep, (v - mu) ** 2, zero).sum(-1, keepdim=True) / cnt
+    return torch.where(keep, (v - mu) * torch.rsqrt(var + eps) * gamma, zero)
+
+
 def ref_layernorm_f16(x, gamma, beta):
     x, gamma, beta = _f64(x, gamma, beta)
     mean = x.mean(-1)
@@ -155,10 +189,33 @@ REFERENCES = {
     "pearson_bwd": ref_pearson_bwd, "wvar_bwd": ref_wvar_bwd, "quant_int8": ref_quant_int8,
     "threshold_softmax": ref_threshold_softmax, "causal_softmax": ref_causal_softmax,
     "rmsnorm_bf16": ref_rmsnorm_bf16, "rmsnorm_bwd_bf16": ref_rmsnorm_bwd_bf16, "layernorm_f16": ref_layernorm_f16,
-    "softmax_bf16": ref_softmax,
+    "softmax_bf16": ref_softmax, "layernorm_bf16": ref_layernorm,
+    "masked_layernorm_residual": ref_masked_layernorm_residual, "cross_entropy_fwd_bf16": ref_cross_entropy_fwd_bf16,
+    "cross_entropy_bwd_bf16": ref_cross_entropy_bwd_bf16, "masked_softmax_bf16": ref_masked_softmax_bf16,
 }
 # Inputs that must be positive for the reference to be well conditioned.
 POSITIVE = {("cross_entropy_bwd", "t"), ("wvar_bwd", "w"), ("rmsnorm_bwd_bf16", "rstd")}
+
+
+def _integer_input(a, s, N, gen):
+    """i32 / i64: class indices in [0, N), two rows (of four or more) at the ignore index -100;
+    bool: a mask about 3/4 true; u8 in [0, 3], i8 in [-3, 3]. The middle row (of three or
+    more) of a byte row input is all zero: a mask that keeps nothing."""
+    dtype = getattr(torch, ELEM_DTYPES[a.elem])
+    if a.elem in ("i32", "i64"):
+        t = torch.randint(0, N, s, device="cuda", generator=gen, dtype=dtype)
+        flat = t.view(-1)
+        if flat.numel() >= 4:
+            flat[1] = flat[-1] = -100
+        return t
+    if a.elem == "bool":
+        t = torch.rand(s, device="cuda", generator=gen) < 0.75
+    else:
+        t = torch.randint(0 if a.elem == "u8" else -3, 4, s, device="cuda", generator=gen, dtype=dtype)
+    rows = t.view(-1, N)
+    if a.kind == "row" and rows.shape[0] >= 3:
+        rows[rows.shape[0] // 2] = 0
+    return t
 
 
 def make_inputs(kernel, shape, seed=0):
@@ -166,6 +223,9 @@ def make_inputs(kernel, shape, seed=0):
     out = []
     for a in kernel.inputs:
         s = shape if a.kind == "row" else (shape[-1],) if a.kind == "broadcast" else shape[:-1]
+        if a.elem in ("i32", "i64", "bool", "u8", "i8"):
+            out.append(_integer_input(a, s, shape[-1], gen))
+            continue
         if (kernel.name, a.name) in POSITIVE:
             t = torch.rand(s, device="cuda", generator=gen) + 0.5
         else:

@@ -4,10 +4,51 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
 #include <random>
 #include <sstream>
 
 namespace credit {
+
+namespace {
+
+struct ElemWord {
+  const char* word;
+  KernelArg::Type type;
+  int bytes;
+};
+constexpr ElemWord kElemWords[] = {
+    {"f32", KernelArg::F32, 4}, {"bf16", KernelArg::BF16, 2}, {"f16", KernelArg::F16, 2},
+    {"i8", KernelArg::I8, 1},   {"u8", KernelArg::U8, 1},     {"bool", KernelArg::Bool, 1},
+    {"i32", KernelArg::I32, 4}, {"i64", KernelArg::I64, 8},
+};
+
+// Where the language allows a type (docs/dsl.md, "Element types"): "" if `a` is
+// allowed, else why not.
+std::string misplacedType(const KernelArg& a, const std::string& word) {
+  const bool perRow = a.kind == KernelArg::Scalar;
+  if (!a.input && a.kind == KernelArg::Broadcast) return "an output is per-element (row) or per-row (scalar)";
+  switch (a.type) {
+    case KernelArg::F32: return "";
+    case KernelArg::BF16:
+    case KernelArg::F16:
+    case KernelArg::I8:
+      return perRow ? "a per-row " + std::string(a.input ? "input" : "output") + " is " +
+                          (a.input ? "f32, i32 or i64" : "f32")
+                    : "";
+    case KernelArg::U8:
+    case KernelArg::Bool:
+      if (!a.input) return "a " + word + " argument is an input";
+      return perRow ? "a " + word + " input is per-element (row or broadcast)" : "";
+    case KernelArg::I32:
+    case KernelArg::I64:
+      if (!a.input) return "an " + word + " argument is an input";
+      return perRow ? "" : "an " + word + " input is one value per row (scalar)";
+  }
+  return "";
+}
+
+}  // namespace
 
 bool parseKernelSignature(const std::string& signature, std::vector<KernelArg>& out,
                           std::string& error) {
@@ -20,20 +61,27 @@ bool parseKernelSignature(const std::string& signature, std::vector<KernelArg>& 
     std::stringstream is(item);
     std::string part;
     while (std::getline(is, part, ':')) f.push_back(part);
+    const ElemWord* elem = nullptr;
+    if (f.size() == 4)
+      for (const ElemWord& w : kElemWords)
+        if (f[3] == w.word) elem = &w;
     if (f.size() != 4 || f[0].empty() || (f[1] != "in" && f[1] != "out") ||
-        (f[2] != "row" && f[2] != "broadcast" && f[2] != "scalar") ||
-        (f[3] != "f32" && f[3] != "bf16" && f[3] != "f16" && f[3] != "i8")) {
+        (f[2] != "row" && f[2] != "broadcast" && f[2] != "scalar") || !elem) {
       error = "malformed signature entry '" + item +
-              "' (expected name:in|out:row|broadcast|scalar:f32|bf16|f16|i8)";
+              "' (expected name:in|out:row|broadcast|scalar:f32|bf16|f16|i8|u8|bool|i32|i64)";
       return false;
     }
     KernelArg a;
     a.name = f[0];
     a.input = f[1] == "in";
     a.kind = f[2] == "row" ? KernelArg::Row : f[2] == "broadcast" ? KernelArg::Broadcast : KernelArg::Scalar;
-    a.type = f[3] == "i8" ? KernelArg::I8 : f[3] == "bf16" ? KernelArg::BF16 : f[3] == "f16" ? KernelArg::F16
-                                                                                             : KernelArg::F32;
-    a.elemBytes = a.type == KernelArg::I8 ? 1 : a.type == KernelArg::F32 ? 4 : 2;
+    a.type = elem->type;
+    a.elemBytes = elem->bytes;
+    const std::string why = misplacedType(a, f[3]);
+    if (!why.empty()) {
+      error = "malformed signature entry '" + item + "' (" + why + ")";
+      return false;
+    }
     out.push_back(a);
   }
   if (out.empty()) {
@@ -96,6 +144,37 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
   return c;
 }
 
+namespace {
+
+// Random contents of an integer input `a` of `count` elements at `dst`: i32 / i64 class
+// indices uniform in [0, N), bool masks about 3/4 true (0/1 bytes), u8 values in [0, 3]
+// and i8 in [-3, 3] (small integers, mostly nonzero: as a mask, most entries kept).
+Status copyIntegerInput(Runtime& rt, const KernelArg& a, CUdeviceptr dst, long long count, long long N,
+                        std::mt19937& rng) {
+  const std::size_t n = static_cast<std::size_t>(count);
+  if (a.type == KernelArg::I32 || a.type == KernelArg::I64) {
+    std::uniform_int_distribution<long long> cls(0, N - 1);
+    if (a.type == KernelArg::I32) {
+      std::vector<std::int32_t> host(n);
+      for (std::int32_t& v : host) v = static_cast<std::int32_t>(cls(rng));
+      return rt.copyToDevice(dst, host.data(), n * sizeof(std::int32_t));
+    }
+    std::vector<std::int64_t> host(n);
+    for (std::int64_t& v : host) v = cls(rng);
+    return rt.copyToDevice(dst, host.data(), n * sizeof(std::int64_t));
+  }
+  std::vector<std::uint8_t> host(n);
+  std::uniform_int_distribution<int> quarter(0, 3), small(-3, 3);
+  for (std::uint8_t& v : host) {
+    if (a.type == KernelArg::Bool) v = quarter(rng) != 0 ? 1 : 0;
+    else if (a.type == KernelArg::U8) v = static_cast<std::uint8_t>(quarter(rng));
+    else v = static_cast<std::uint8_t>(static_cast<std::int8_t>(small(rng)));
+  }
+  return rt.copyToDevice(dst, host.data(), n);
+}
+
+}  // namespace
+
 Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& q) {
   Expected<BaselineTiming> out;
   auto fail = [&](int code, const std::string& msg) {
@@ -141,7 +220,11 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
     const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(a.elemBytes);
     if (!(out.status = rt.allocate(bytes < 16 ? 16 : bytes, buffers[i])).ok()) return out;
     ptrs[i] = buffers[i].ptr();
-    if (a.input) {
+    if (a.input && a.type != KernelArg::F32 && a.type != KernelArg::BF16 && a.type != KernelArg::F16) {
+      // Integers: the data a workload over them sees (a class index per row, a mask), so
+      // that data-dependent work (where(i == t, ...), masked entries) is as in use.
+      if (!(out.status = copyIntegerInput(rt, a, ptrs[i], count, q.N, rng)).ok()) return out;
+    } else if (a.input) {
       std::vector<float> host(static_cast<std::size_t>(count));
       for (float& v : host) v = dist(rng);
       if (a.type == KernelArg::BF16 || a.type == KernelArg::F16) {  // the values rounded to the storage type

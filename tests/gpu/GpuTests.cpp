@@ -3,7 +3,10 @@
 //
 // For each workload, N and M: fresh random inputs (seed printed on failure; bf16
 // and f16 inputs are random values rounded to their type, which the reference gets
-// exactly), outputs poisoned before every launch, every variant and legal cluster
+// exactly; i32 / i64 class indices in [0, N) with about one row in 8 at the ignore
+// index -100, bool masks about 3/4 true, u8 / i8 small integers, all exact as f32;
+// from M = 3 on, the middle row's byte inputs (masks) all zero and its class index
+// -100), outputs poisoned before every launch, every variant and legal cluster
 // size launched through the generated launch API, then
 //   - no output element still holds the poison (every element written),
 //   - f32 outputs: ||out - ref|| / ||ref|| <= 1e-5 over the checked rows, bf16
@@ -54,6 +57,8 @@
 
 cudaError_t creditTestFillUniform(float *p, size_t n, uint64_t seed, float lo, float hi);
 cudaError_t creditTestFillUniform16(void *p, size_t n, uint64_t seed, float lo, float hi, bool bf16);
+cudaError_t creditTestFillClassIndices(void *p, size_t n, int elemBytes, uint64_t seed, long long classes);
+cudaError_t creditTestFillBytes(void *p, size_t n, uint64_t seed, int lo, int hi, bool mask);
 cudaError_t creditTestCountPoisonElems(const void *p, size_t bytes, int elemBytes, unsigned long long *out);
 
 using LaunchFn = int (*)(const char *variant, void *const *args, long long M, long long N, int P,
@@ -128,17 +133,37 @@ const Workload kWorkloads[] = {
 #undef CREDIT_WORKLOAD
 };
 
-/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar:f32|bf16|f16|i8".
+/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar:<type>", the
+/// type f32, bf16, f16 or i8, or for inputs u8, bool (per element) or i32, i64 (per row).
 struct Arg {
   std::string name;
   bool input = true;
   enum Kind { Row, Broadcast, Scalar } kind = Row;
-  enum Type { F32, I8, BF16, F16 } type = F32;
+  enum Type { F32, I8, BF16, F16, U8, Bool, I32, I64 } type = F32;
   size_t count(long long M, long long N) const {
     return kind == Row ? size_t(M) * size_t(N) : kind == Broadcast ? size_t(N) : size_t(M);
   }
-  size_t elemBytes() const { return type == I8 ? 1 : type == F32 ? 4 : 2; }
+  size_t elemBytes() const {
+    return type == I64 ? 8 : type == F32 || type == I32 ? 4 : is16() ? 2 : 1;
+  }
   bool is16() const { return type == BF16 || type == F16; }
+  bool isIndex() const { return type == I32 || type == I64; }
+  bool isByte() const { return type == I8 || type == U8 || type == Bool; }
+  // An integer element's value, as the reference gets it (a bool byte: 0 or 1).
+  float fromInteger(const void *elem) const {
+    if (type == I64) {
+      int64_t v;
+      std::memcpy(&v, elem, 8);
+      return float(v);
+    }
+    if (type == I32) {
+      int32_t v;
+      std::memcpy(&v, elem, 4);
+      return float(v);
+    }
+    const uint8_t byte = *static_cast<const uint8_t *>(elem);
+    return type == Bool ? float(byte != 0) : type == I8 ? float(int8_t(byte)) : float(byte);
+  }
   // The relative L2 error allowed: f32 the arithmetic's against float64; a bf16 (f16)
   // output adds one rounding at the store, 8 (11) significand bits: <= 2^-9 (2^-11) relative.
   double tolerance() const { return type == BF16 ? 1e-2 : type == F16 ? 2e-3 : 1e-5; }
@@ -165,21 +190,36 @@ std::vector<Arg> parseSignature(const std::string &sig) {
       f.push_back(part);
     INFO("signature entry " << item);
     REQUIRE(f.size() == 4);
-    REQUIRE((f[3] == "f32" || f[3] == "bf16" || f[3] == "f16" || f[3] == "i8"));
+    const char *words[] = {"f32", "i8", "bf16", "f16", "u8", "bool", "i32", "i64"};  // Arg::Type's order
+    const auto word = std::find(std::begin(words), std::end(words), f[3]);
+    REQUIRE(word != std::end(words));
     Arg a;
     a.name = f[0];
     a.input = f[1] == "in";
     a.kind = f[2] == "row" ? Arg::Row : f[2] == "broadcast" ? Arg::Broadcast : Arg::Scalar;
-    a.type = f[3] == "i8" ? Arg::I8 : f[3] == "bf16" ? Arg::BF16 : f[3] == "f16" ? Arg::F16 : Arg::F32;
+    a.type = static_cast<Arg::Type>(word - std::begin(words));
+    // Class indices are per row, masks per element, and both are inputs only.
+    if (a.isIndex())
+      REQUIRE((a.input && a.kind == Arg::Scalar));
+    if (a.type == Arg::U8 || a.type == Arg::Bool)
+      REQUIRE((a.input && a.kind != Arg::Scalar));
     args.push_back(a);
   }
   return args;
 }
 
 /// Input `a`: U(lo, hi) (16-bit types: rounded to nearest even), [0.5, 1.5) where
-/// `positive`, else [-1, 1).
-cudaError_t fillInput(const Arg &a, void *p, size_t n, uint64_t seed, bool positive) {
+/// `positive`, else [-1, 1). Integer inputs: i32 / i64 class indices uniform in [0, N)
+/// but about one row in 8 at -100 (an ignore index: the target contributes nothing);
+/// bool masks about 3/4 true; u8 in [0, 3] and i8 in [-3, 3].
+cudaError_t fillInput(const Arg &a, void *p, size_t n, uint64_t seed, bool positive, long long N) {
   const float lo = positive ? 0.5f : -1.0f, hi = positive ? 1.5f : 1.0f;
+  if (a.isIndex())
+    return creditTestFillClassIndices(p, n, int(a.elemBytes()), seed, N);
+  if (a.type == Arg::Bool)
+    return creditTestFillBytes(p, n, seed, 0, 1, true);
+  if (a.type == Arg::U8 || (a.type == Arg::I8 && a.input))
+    return creditTestFillBytes(p, n, seed, a.type == Arg::U8 ? 0 : -3, 3, false);
   if (a.is16())
     return creditTestFillUniform16(p, n, seed, lo, hi, a.type == Arg::BF16);
   return creditTestFillUniform(static_cast<float *>(p), n, seed, lo, hi);
@@ -247,8 +287,10 @@ public:
       if (!a.input)
         continue;
       bool positive = std::string(w.name) == "wvar_bwd" && a.name == "w";
-      REQUIRE(fillInput(a, device[i], a.count(M, N), seed + 7919 * i, positive) == cudaSuccess);
+      REQUIRE(fillInput(a, device[i], a.count(M, N), seed + 7919 * i, positive, N) == cudaSuccess);
     }
+    if (M >= 3)
+      setEdgeRow(M / 2);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     chooseRows(seed);
     computeReference();
@@ -322,6 +364,13 @@ public:
         for (size_t e = 0; e < h.size(); ++e)
           bits[e] = a.to16(h[e]);
         REQUIRE(cudaMemcpy(dst, bits.data(), size_t(N) * 2, cudaMemcpyHostToDevice) == cudaSuccess);
+      } else if (a.isByte()) {  // a mask or small integers: the value's byte (bool: nonzero is 1)
+        std::vector<uint8_t> bytes(h.size());
+        for (size_t e = 0; e < h.size(); ++e)
+          bytes[e] = a.type == Arg::Bool ? uint8_t(h[e] != 0.0f)
+                     : a.type == Arg::I8 ? uint8_t(int8_t(h[e]))
+                                         : uint8_t(h[e]);
+        REQUIRE(cudaMemcpy(dst, bytes.data(), size_t(N), cudaMemcpyHostToDevice) == cudaSuccess);
       } else {
         REQUIRE(cudaMemcpy(dst, h.data(), size_t(N) * 4, cudaMemcpyHostToDevice) == cudaSuccess);
       }
@@ -332,6 +381,25 @@ public:
   void refresh() { computeReference(); }
 
 private:
+  /// Row `row` (one that is always checked) of every byte row input all zero (a mask
+  /// that keeps nothing), and of every class index the ignore index: the paths the
+  /// random fill may miss.
+  void setEdgeRow(long long row) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg &a = args[i];
+      char *base = static_cast<char *>(device[i]);
+      if (a.input && a.isByte() && a.kind == Arg::Row) {
+        REQUIRE(cudaMemset(base + size_t(row) * size_t(N), 0, size_t(N)) == cudaSuccess);
+      } else if (a.input && a.isIndex()) {
+        const int64_t ignore64 = -100;
+        const int32_t ignore32 = -100;
+        const void *src = a.type == Arg::I64 ? static_cast<const void *>(&ignore64) : &ignore32;
+        REQUIRE(cudaMemcpy(base + size_t(row) * a.elemBytes(), src, a.elemBytes(), cudaMemcpyHostToDevice) ==
+                cudaSuccess);
+      }
+    }
+  }
+
   void chooseRows(uint64_t seed) {
     if (M <= 64) {
       for (long long r = 0; r < M; ++r)
@@ -442,8 +510,15 @@ private:
   }
 
   /// `n` elements of input `a` at `src` as floats (16-bit ones widened, exactly: the
-  /// reference's inputs are f32).
+  /// reference's inputs are f32; integers converted, exactly below 2^24).
   static void readInput(const Arg &a, const void *src, size_t n, float *dst) {
+    if (a.isIndex() || a.isByte()) {
+      std::vector<unsigned char> raw(n * a.elemBytes());
+      REQUIRE(cudaMemcpy(raw.data(), src, raw.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+      for (size_t e = 0; e < n; ++e)
+        dst[e] = a.fromInteger(raw.data() + e * a.elemBytes());
+      return;
+    }
     if (!a.is16()) {
       REQUIRE(cudaMemcpy(dst, src, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
       return;
@@ -610,7 +685,7 @@ TEST_CASE("persistent form: claimed rows give the static rows' bits, launch afte
       if (args[i].input) {
         REQUIRE(cudaMalloc(&inputs[i], bytes) == cudaSuccess);
         const bool positive = std::string(w.name) == "wvar_bwd" && args[i].name == "w";
-        REQUIRE(fillInput(args[i], inputs[i], args[i].count(M, N), 1234 + 7919 * i, positive) == cudaSuccess);
+        REQUIRE(fillInput(args[i], inputs[i], args[i].count(M, N), 1234 + 7919 * i, positive, N) == cudaSuccess);
         for (auto &set : sets)
           set[i] = inputs[i];
       } else {
@@ -750,15 +825,18 @@ TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
     std::vector<Arg> args = parseSignature(w.signature());
     std::vector<void *> null(args.size(), nullptr);
     CHECK(w.launch("reread", null.data(), 4, 1024, 1, 0, nullptr) == 1); // NullPointer
-    // A misaligned pointer (f32 needs 4-byte alignment, bf16 and f16 2-byte).
+    // A misaligned pointer (f32 and i32 need 4-byte alignment, i64 8-byte, bf16 and f16
+    // 2-byte; a byte argument has none to miss): the first argument wider than a byte.
     std::vector<void *> bufs;
     for (const Arg &a : args) {
       void *p = nullptr;
       REQUIRE(cudaMalloc(&p, a.count(4, 1024) * a.elemBytes() + 16) == cudaSuccess);
       bufs.push_back(p);
     }
+    const auto wide = std::find_if(args.begin(), args.end(), [](const Arg &a) { return a.elemBytes() > 1; });
+    REQUIRE(wide != args.end());
     std::vector<void *> shifted = bufs;
-    shifted[0] = static_cast<char *>(bufs[0]) + 1;
+    shifted[size_t(wide - args.begin())] = static_cast<char *>(bufs[size_t(wide - args.begin())]) + 1;
     CHECK(w.launch("reread", shifted.data(), 4, 1024, 1, 0, nullptr) == 2); // Misaligned
     CHECK(w.launch("cluster", bufs.data(), 4, 1024, 3, 0, nullptr) == 4);   // BadClusterSize
     CHECK(w.launch("cluster", bufs.data(), 4, 1024, 2, 7, nullptr) != 0);   // bad protocol

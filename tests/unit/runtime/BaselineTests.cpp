@@ -40,10 +40,55 @@ TEST_CASE("parseKernelSignature reads the generated signature strings", "[runtim
   CHECK(args[1].type == KernelArg::I8);
 
   for (const char* bad : {"", "x:in:row", "x:inout:row:f32", "x:in:column:f32", "x:in:row:f64",
-                          ":in:row:f32", "x:in:row:f32:extra", "x:in:row:bfloat16", "x:in:row:half"}) {
+                          ":in:row:f32", "x:in:row:f32:extra", "x:in:row:bfloat16", "x:in:row:half",
+                          "x:in:row:int64", "x:in:row:u16"}) {
     INFO(bad);
     CHECK_FALSE(credit::parseKernelSignature(bad, args, err));
     CHECK_FALSE(err.empty());
+  }
+}
+
+TEST_CASE("parseKernelSignature reads class indices and masks", "[runtime][baseline]") {
+  std::vector<KernelArg> args;
+  std::string err;
+  // cross_entropy_fwd_bf16, cross_entropy_bwd_bf16, masked_softmax_bf16.
+  REQUIRE(credit::parseKernelSignature("x:in:row:bf16;t:in:scalar:i64;loss:out:scalar:f32;lse:out:scalar:f32",
+                                       args, err));
+  REQUIRE(args.size() == 4);
+  CHECK(args[1].type == KernelArg::I64);
+  CHECK(args[1].kind == KernelArg::Scalar);
+  CHECK(args[1].input);
+  CHECK(args[1].elemBytes == 8);
+  REQUIRE(credit::parseKernelSignature("x:in:row:bf16;t:in:scalar:i32;g:in:scalar:f32;dx:out:row:bf16", args, err));
+  CHECK(args[1].type == KernelArg::I32);
+  CHECK(args[1].elemBytes == 4);
+  CHECK(args[2].type == KernelArg::F32);
+  REQUIRE(credit::parseKernelSignature("x:in:row:bf16;keep:in:row:bool;y:out:row:bf16", args, err));
+  CHECK(args[1].type == KernelArg::Bool);
+  CHECK(args[1].kind == KernelArg::Row);
+  CHECK(args[1].elemBytes == 1);
+  REQUIRE(credit::parseKernelSignature(
+      "x:in:row:f32;m:in:broadcast:u8;s:in:row:i8;b:in:broadcast:bool;y:out:row:f32", args, err));
+  REQUIRE(args.size() == 5);
+  CHECK(args[1].type == KernelArg::U8);
+  CHECK(args[1].kind == KernelArg::Broadcast);
+  CHECK(args[1].elemBytes == 1);
+  CHECK(args[2].type == KernelArg::I8);
+  CHECK(args[2].input);
+  CHECK(args[2].elemBytes == 1);
+  CHECK(args[3].type == KernelArg::Bool);
+  CHECK(args[3].kind == KernelArg::Broadcast);
+
+  // What the language rejects: per-element class indices, per-row masks and 16-bit or
+  // byte per-row values, integer and mask outputs, broadcast outputs.
+  for (const char* bad : {"t:in:row:i64", "t:in:broadcast:i32", "keep:in:scalar:bool", "m:in:scalar:u8",
+                          "s:in:scalar:i8", "r:in:scalar:bf16", "r:in:scalar:f16", "t:out:scalar:i64",
+                          "t:out:scalar:i32", "keep:out:row:bool", "m:out:row:u8", "q:out:scalar:i8",
+                          "r:out:scalar:bf16", "y:out:broadcast:f32", "x:in:row:f32;t:in:row:i64"}) {
+    INFO(bad);
+    err.clear();
+    CHECK_FALSE(credit::parseKernelSignature(bad, args, err));
+    CHECK(err.find("malformed signature entry") != std::string::npos);
   }
 }
 

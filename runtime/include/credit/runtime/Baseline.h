@@ -19,17 +19,19 @@
 namespace credit {
 
 // One data argument of a generated launch API: credit_<K>_signature()'s
-// "name:in|out:row|broadcast|scalar:f32|bf16|f16|i8" (row [M][N], broadcast [N],
-// scalar [M]).
+// "name:in|out:row|broadcast|scalar:<type>" (row [M][N], broadcast [N], scalar [M]).
+// Types: f32, bf16, f16, i8 (inputs and outputs); u8 and bool (row and broadcast
+// inputs: masks, one byte); i32 and i64 (scalar inputs: a class index per row).
 struct KernelArg {
   std::string name;
   bool input = true;
   enum Kind { Row, Broadcast, Scalar } kind = Row;
-  enum Type { F32, I8, BF16, F16 } type = F32;
-  int elemBytes = 4;  // f32 4, bf16 and f16 2, i8 1
+  enum Type { F32, I8, BF16, F16, U8, Bool, I32, I64 } type = F32;
+  int elemBytes = 4;  // f32 and i32 4, bf16 and f16 2, i8, u8 and bool 1, i64 8
 };
 
-// Parses a signature string; false (with `error`) on a malformed entry.
+// Parses a signature string; false (with `error`) on a malformed entry, or on a
+// type the language does not allow where it stands (an i64 row, a bool output).
 bool parseKernelSignature(const std::string& signature, std::vector<KernelArg>& out,
                           std::string& error);
 
@@ -82,11 +84,13 @@ struct BaselineRequest {
   unsigned seed = 1;
 };
 
-// JIT-compiles and loads the file, allocates its arguments (inputs uniform in
-// [0.5, 1.5): positive, so every divisor a workload forms from them is
-// nonzero), and times the kernel the launcher would run (baselineKernelFor)
-// with grid M, the file's CTA size and its dynamic SMEM (Layout.h). Errors:
-// a bad request, no signature, Eq. 3 (staged), or any CUDA/NVRTC failure.
+// JIT-compiles and loads the file, allocates its arguments (float inputs uniform
+// in [0.5, 1.5): positive, so every divisor a workload forms from them is
+// nonzero; i32 / i64 class indices uniform in [0, N); bool masks about 3/4 true;
+// u8 / i8 small integers), and times the kernel the launcher would run
+// (baselineKernelFor) with grid M, the file's CTA size and its dynamic SMEM
+// (Layout.h). Errors: a bad request, no signature, Eq. 3 (staged), or any
+// CUDA/NVRTC failure.
 Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& request);
 
 // T_slice(P) (credit/runtime/Model.h, occupancySaving) for a staged request:
