@@ -43,6 +43,10 @@ def parse(signature):
     args = []
     for field in filter(None, signature.split(";")):
         parts = field.split(":")
+        if len(parts) == 4 and parts[2] == "param":
+            raise ValueError("signature field %r: a runtime param (a .credit param without a value); this "
+                             "version of the Python package launches kernels without them: give the param a "
+                             "value in the source" % field)
         if len(parts) != 4 or parts[1] not in ("in", "out") or parts[2] not in ("row", "broadcast", "scalar"):
             raise ValueError("unexpected signature field %r" % field)
         places = _PLACES.get(parts[3])

@@ -66,18 +66,23 @@ bool parseKernelSignature(const std::string& signature, std::vector<KernelArg>& 
       for (const ElemWord& w : kElemWords)
         if (f[3] == w.word) elem = &w;
     if (f.size() != 4 || f[0].empty() || (f[1] != "in" && f[1] != "out") ||
-        (f[2] != "row" && f[2] != "broadcast" && f[2] != "scalar") || !elem) {
+        (f[2] != "row" && f[2] != "broadcast" && f[2] != "scalar" && f[2] != "param") || !elem) {
       error = "malformed signature entry '" + item +
-              "' (expected name:in|out:row|broadcast|scalar:f32|bf16|f16|i8|u8|bool|i32|i64)";
+              "' (expected name:in|out:row|broadcast|scalar|param:f32|bf16|f16|i8|u8|bool|i32|i64)";
       return false;
     }
     KernelArg a;
     a.name = f[0];
     a.input = f[1] == "in";
-    a.kind = f[2] == "row" ? KernelArg::Row : f[2] == "broadcast" ? KernelArg::Broadcast : KernelArg::Scalar;
+    a.kind = f[2] == "row"         ? KernelArg::Row
+             : f[2] == "broadcast" ? KernelArg::Broadcast
+             : f[2] == "scalar"    ? KernelArg::Scalar
+                                   : KernelArg::Param;
     a.type = elem->type;
     a.elemBytes = elem->bytes;
-    const std::string why = misplacedType(a, f[3]);
+    const std::string why = a.kind == KernelArg::Param
+                                ? (a.input && a.type == KernelArg::F32 ? "" : "a runtime param is an f32 input")
+                                : misplacedType(a, f[3]);
     if (!why.empty()) {
       error = "malformed signature entry '" + item + "' (" + why + ")";
       return false;
@@ -214,8 +219,13 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
   std::vector<CUdeviceptr> ptrs(args.size());
   std::mt19937 rng(q.seed);
   std::uniform_real_distribution<float> dist(0.5f, 1.5f);
+  std::vector<float> paramValues;  // runtime params: 1 (the time does not depend on the value)
   for (std::size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
+    if (a.kind == KernelArg::Param) {
+      paramValues.push_back(1.0f);
+      continue;
+    }
     const long long count = a.kind == KernelArg::Row ? q.M * q.N : a.kind == KernelArg::Broadcast ? q.N : q.M;
     const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(a.elemBytes);
     if (!(out.status = rt.allocate(bytes < 16 ? 16 : bytes, buffers[i])).ok()) return out;
@@ -240,8 +250,12 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
   }
   long long M = q.M;
   int N = static_cast<int>(q.N);
+  // The kernel's parameters: the data pointers, then the runtime params' values
+  // (signature order lists the params last), M, N.
   std::vector<void*> params;
-  for (CUdeviceptr& p : ptrs) params.push_back(&p);
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind != KernelArg::Param) params.push_back(&ptrs[i]);
+  for (float& v : paramValues) params.push_back(&v);
   params.push_back(&M);
   params.push_back(&N);
 

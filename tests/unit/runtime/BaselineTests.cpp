@@ -92,6 +92,23 @@ TEST_CASE("parseKernelSignature reads class indices and masks", "[runtime][basel
   }
 }
 
+TEST_CASE("parseKernelSignature reads runtime params", "[runtime][baseline]") {
+  std::vector<KernelArg> args;
+  std::string err;
+  REQUIRE(credit::parseKernelSignature("x:in:row:bf16;y:out:row:bf16;temperature:in:param:f32", args, err));
+  REQUIRE(args.size() == 3);
+  CHECK(args[2].kind == KernelArg::Param);
+  CHECK(args[2].input);
+  CHECK(args[2].type == KernelArg::F32);
+  // A runtime param is one f32 input.
+  for (const char* bad : {"t:out:param:f32", "t:in:param:bf16", "t:in:param:i64"}) {
+    INFO(bad);
+    err.clear();
+    CHECK_FALSE(credit::parseKernelSignature(bad, args, err));
+    CHECK(err.find("a runtime param is an f32 input") != std::string::npos);
+  }
+}
+
 TEST_CASE("findKernelSignature finds the literal of credit_<K>_signature()", "[runtime][baseline]") {
   const std::string src =
       "int x;\nconst char* credit_layernorm_signature() { return \"x:in:row:f32;y:out:row:f32\"; }\n";

@@ -25,7 +25,7 @@ namespace credit {
 struct KernelArg {
   std::string name;
   bool input = true;
-  enum Kind { Row, Broadcast, Scalar } kind = Row;
+  enum Kind { Row, Broadcast, Scalar, Param } kind = Row;  // Param: a runtime param (f32 input)
   enum Type { F32, I8, BF16, F16, U8, Bool, I32, I64 } type = F32;
   int elemBytes = 4;  // f32 and i32 4, bf16 and f16 2, i8, u8 and bool 1, i64 8
 };
