@@ -46,8 +46,8 @@ class Kernel:
         info = program.info
         self.name = info["kernel"]
         self.signature = info["signature"]
-        self.inputs, self.outputs = _signature.parse(self.signature)
-        self.schema = _signature.schema(self.name, self.inputs, self.outputs)
+        self.inputs, self.outputs, self.params = _signature.parse(self.signature)
+        self.schema = _signature.schema(self.name, self.inputs, self.outputs, self.params)
         self.namespace = namespace
         self.qualname = "%s::%s" % (namespace, self.name)
         self.op = None
@@ -64,17 +64,19 @@ class Kernel:
         """The variants this file generated (launch_generic's names), "auto" aside."""
         return [v for v in self.program.info["variants"] if v != "control"]  # control: no data, timing only
 
-    def __call__(self, *tensors, variant="auto", P=0, protocol=1):
-        """Runs the kernel; returns its output (a tuple for several). variant: "auto" (the
-        model-driven dispatch where the file has a device profile, else the structural rule),
-        "cluster" (P CTAs per row; P=0 the smallest legal), "staged", "reread", or another
-        of ``self.variants``; protocol 0 sync, 1 mbarrier (cluster only)."""
+    def __call__(self, *args, variant="auto", P=0, protocol=1, **params):
+        """Runs the kernel; returns its output (a tuple for several). args: the input tensors,
+        then the runtime params (floats; also by name). variant: "auto" (the model-driven
+        dispatch where the file has a device profile, else the structural rule), "cluster" (P
+        CTAs per row; P=0 the smallest legal), "staged", "reread", or another of
+        ``self.variants``; protocol 0 sync, 1 mbarrier (cluster only)."""
         if self.op is None:
             _torch_ops.require_torch()
             raise CreditError("%s was loaded with register=False" % self.qualname)
+        tensors, values = _torch_ops.split_params(self, args, params)
         if not _torch_ops.is_compiling():  # traced calls are checked by the fake implementation
             self._check_call(tensors, variant, P, protocol)
-        return self.op(*tensors, variant=variant, P=P, protocol=protocol)
+        return self.op(*tensors, *values, variant=variant, P=P, protocol=protocol)
 
     def _check_call(self, tensors, variant, P, protocol):
         _torch_ops.check(self, tensors)
@@ -86,15 +88,17 @@ class Kernel:
         shape, M, N = _torch_ops.check(self, tensors)
         return self.program.last_plan(M, N, tensors[0].device.index or 0)
 
-    def autotune(self, *tensors):
-        """Times every variant on these tensors and makes "auto" use the fastest for their
-        shape (needs a device profile in the file). Returns the decision."""
+    def autotune(self, *args, **params):
+        """Times every variant on these tensors (and runtime params) and makes "auto" use the
+        fastest for their shape (needs a device profile in the file). Returns the decision."""
         torch = _torch_ops.require_torch()
+        tensors, values = _torch_ops.split_params(self, args, params)
         shape, M, N = _torch_ops.check(self, tensors)
         device = tensors[0].device
         outputs = _torch_ops.allocate(self, shape, device)
         ptrs = [t.data_ptr() for t in list(tensors) + outputs]
-        return self.program.autotune(ptrs, M, N, torch.cuda.current_stream(device).cuda_stream, device.index or 0)
+        return self.program.autotune(ptrs, M, N, torch.cuda.current_stream(device).cuda_stream, device.index or 0,
+                                     values)
 
     def max_legal_n(self, variant="cluster", P=2, protocol=1):
         """The largest row width a variant supports at P on the file's target (Eq. 3); 0 where the

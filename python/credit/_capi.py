@@ -178,8 +178,15 @@ class Program:
             self._check(self._lib.credit_program_load(self._handle), "%s: load" % self.info["kernel"])
             self._loaded = True
 
-    def launch(self, variant, pointers, M, N, P, protocol, stream, device):
-        args = (ctypes.c_void_p * len(pointers))(*pointers)
+    def _arguments(self, pointers, values):
+        """The argument array: the data pointers, then each runtime param's address (the
+        floats live in `floats`, which the caller keeps until the call returns)."""
+        floats = (ctypes.c_float * max(len(values), 1))(*values)
+        addresses = [ctypes.addressof(floats) + 4 * i for i in range(len(values))]
+        return (ctypes.c_void_p * (len(pointers) + len(values)))(*(list(pointers) + addresses)), floats
+
+    def launch(self, variant, pointers, M, N, P, protocol, stream, device, values=()):
+        args, floats = self._arguments(pointers, values)
         rc = self._lib.credit_program_launch(self._handle, variant.encode(), args, M, N, P, protocol,
                                              ctypes.c_void_p(stream or None), device)
         self._check(rc, "%s (variant %s, M=%d, N=%d, P=%d)" % (self.info["kernel"], variant, M, N, P))
@@ -189,8 +196,8 @@ class Program:
         rc = self._lib.credit_program_last_plan(self._handle, M, N, device, ctypes.byref(plan))
         return plan.as_dict() if rc == 0 else None
 
-    def autotune(self, pointers, M, N, stream, device):
-        args = (ctypes.c_void_p * len(pointers))(*pointers)
+    def autotune(self, pointers, M, N, stream, device, values=()):
+        args, floats = self._arguments(pointers, values)
         plan = Plan()
         rc = self._lib.credit_program_autotune(self._handle, args, M, N, ctypes.c_void_p(stream or None), device,
                                                ctypes.byref(plan))

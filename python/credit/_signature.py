@@ -1,6 +1,7 @@
 """A generated file's data arguments (credit_<kernel>_signature()): ``name:in|out:kind:elem``
 joined by ``;``; kind is row ([..., N]), broadcast ([N], shared by every row) or scalar
-(one per row, [...]); elem is f32, bf16 or f16 (torch.float32, torch.bfloat16,
+(one per row, [...]) or param (a runtime param: one f32 for every row, a float of the
+call, after the tensors); elem is f32, bf16 or f16 (torch.float32, torch.bfloat16,
 torch.float16; per-row arguments f32), i8 (torch.int8), or, for inputs only, u8 or bool
 (torch.uint8, torch.bool: per element, a mask) or i32 or i64 (torch.int32, torch.int64:
 per row, e.g. a class index)."""
@@ -43,10 +44,11 @@ def parse(signature):
     args = []
     for field in filter(None, signature.split(";")):
         parts = field.split(":")
-        if len(parts) == 4 and parts[2] == "param":
-            raise ValueError("signature field %r: a runtime param (a .credit param without a value); this "
-                             "version of the Python package launches kernels without them: give the param a "
-                             "value in the source" % field)
+        if len(parts) == 4 and parts[2] == "param":  # a runtime param: one f32 for every row
+            if parts[1] != "in" or parts[3] != "f32":
+                raise ValueError("signature field %r: a runtime param is an f32 input" % field)
+            args.append(Arg(*parts))
+            continue
         if len(parts) != 4 or parts[1] not in ("in", "out") or parts[2] not in ("row", "broadcast", "scalar"):
             raise ValueError("unexpected signature field %r" % field)
         places = _PLACES.get(parts[3])
@@ -56,16 +58,19 @@ def parse(signature):
             raise ValueError("signature field %r: an %s of type %s cannot be %s" % (
                 field, "input" if parts[1] == "in" else "output", parts[3], parts[2]))
         args.append(Arg(*parts))
-    return [a for a in args if a.direction == "in"], [a for a in args if a.direction == "out"]
+    return ([a for a in args if a.direction == "in" and a.kind != "param"],
+            [a for a in args if a.direction == "out"], [a for a in args if a.kind == "param"])
 
 
 def schema_name(name):
     return "arg_" + name if name in _RESERVED else name
 
 
-def schema(name, inputs, outputs):
-    """The torch.library schema of a kernel: its inputs as tensors, then how to launch."""
-    params = ", ".join("Tensor %s" % schema_name(a.name) for a in inputs)
+def schema(name, inputs, outputs, runtime_params=()):
+    """The torch.library schema of a kernel: its inputs as tensors, its runtime params as
+    floats, then how to launch."""
+    params = ", ".join(["Tensor %s" % schema_name(a.name) for a in inputs] +
+                       ["float %s" % schema_name(a.name) for a in runtime_params])
     params += ", str variant='auto', int P=0, int protocol=1"
     ret = "Tensor" if len(outputs) == 1 else "(%s)" % ", ".join("Tensor" for _ in outputs)
     return "%s(%s) -> %s" % (name, params, ret)

@@ -6,7 +6,7 @@ torch.compile traces through the op and CUDA graphs capture it."""
 import threading
 
 from .errors import CreditError, DeviceError, DtypeError, LayoutError, ShapeError
-from ._signature import ELEM_DTYPES
+from ._signature import ELEM_DTYPES, schema_name
 
 try:
     import torch
@@ -101,20 +101,44 @@ def allocate(kernel, shape, device):
             for a in kernel.outputs]
 
 
+def split_params(kernel, args, named):
+    """(tensors, runtime param values) of a call: the params after the tensors or by name."""
+    n, names = len(kernel.inputs), [a.name for a in kernel.params]
+    tensors, given = list(args[:n]), list(args[n:])
+    unknown = sorted(set(named) - set(names) - {schema_name(x) for x in names})
+    if unknown:
+        raise TypeError("%s: unexpected keyword argument(s) %s (runtime params: %s)" % (
+            kernel.name, ", ".join(unknown), ", ".join(names) or "none"))
+    if len(given) > len(names):
+        raise TypeError("%s takes %d tensors and %d runtime params, got %d arguments" % (
+            kernel.name, n, len(names), len(args)))
+    values = []
+    for i, name in enumerate(names):
+        v = given[i] if i < len(given) else named.get(name, named.get(schema_name(name)))
+        if v is None:
+            raise TypeError("%s: missing runtime param %s (a float)" % (kernel.name, name))
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError("%s: runtime param %s must be a float, got %s" % (kernel.name, name, type(v).__name__))
+        values.append(float(v))
+    return tensors, values
+
+
 def _split(kernel, args, kwargs):
-    n = len(kernel.inputs)
-    tensors, rest = list(args[:n]), list(args[n:])
+    n, k = len(kernel.inputs), len(kernel.params)
+    tensors, values, rest = list(args[:n]), list(args[n:n + k]), list(args[n + k:])
+    for a in kernel.params[len(values):]:
+        values.append(kwargs[schema_name(a.name)])
     variant = kwargs.get("variant", rest[0] if len(rest) > 0 else "auto")
     P = kwargs.get("P", rest[1] if len(rest) > 1 else 0)
     protocol = kwargs.get("protocol", rest[2] if len(rest) > 2 else 1)
-    return tensors, variant, P, protocol
+    return tensors, [float(v) for v in values], variant, P, protocol
 
 
 def _result(outputs):
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def run(kernel, tensors, variant, P, protocol):
+def run(kernel, tensors, variant, P, protocol, values=()):
     """The CUDA implementation: allocates the outputs and launches on the current stream."""
     shape, M, N = check(kernel, tensors)
     check_launch(kernel, variant, P, protocol)
@@ -123,7 +147,7 @@ def run(kernel, tensors, variant, P, protocol):
     if M > 0:
         stream = torch.cuda.current_stream(device).cuda_stream
         ptrs = [t.data_ptr() for t in list(tensors) + outputs]
-        kernel.program.launch(variant, ptrs, M, N, int(P), int(protocol), stream, device.index or 0)
+        kernel.program.launch(variant, ptrs, M, N, int(P), int(protocol), stream, device.index or 0, values)
     return _result(outputs)
 
 
@@ -152,12 +176,12 @@ def register(kernel, namespace):
 
         def cuda_impl(*args, **kwargs):
             k = _registry[qualname]
-            tensors, variant, P, protocol = _split(k, args, kwargs)
-            return run(k, tensors, variant, P, protocol)
+            tensors, values, variant, P, protocol = _split(k, args, kwargs)
+            return run(k, tensors, variant, P, protocol, values)
 
         def fake_impl(*args, **kwargs):
             k = _registry[qualname]
-            tensors, _, _, _ = _split(k, args, kwargs)
+            tensors, _, _, _, _ = _split(k, args, kwargs)
             return fake(k, tensors)
 
         lib.impl(kernel.name, cuda_impl, "CUDA")

@@ -148,6 +148,10 @@ def _target_column(x, t):
     return cols == t.long().unsqueeze(-1)
 
 
+def ref_softmax_temperature_bf16(x, temperature):
+    return torch.softmax(x.double() / temperature, -1)
+
+
 def ref_cross_entropy_fwd_bf16(x, t):
     x = x.double()
     lse = torch.logsumexp(x, -1)
@@ -183,7 +187,16 @@ def ref_layernorm_f16(x, gamma, beta):
     return (x - mean.unsqueeze(-1)) * rstd.unsqueeze(-1) * gamma + beta, mean, rstd
 
 
+# The runtime params the tests pass (after the tensors), by kernel.
+PARAM_VALUES = {"softmax_temperature_bf16": {"temperature": 0.7}}
+
+
+def param_values(kernel):
+    return [PARAM_VALUES[kernel.name][a.name] for a in kernel.params]
+
+
 REFERENCES = {
+    "softmax_temperature_bf16": ref_softmax_temperature_bf16,
     "layernorm": ref_layernorm, "rmsnorm": ref_rmsnorm, "softmax": ref_softmax, "log_softmax": ref_log_softmax,
     "softmax_logits_bwd": ref_softmax_logits_bwd, "cross_entropy_bwd": ref_cross_entropy_bwd, "lars": ref_lars,
     "pearson_bwd": ref_pearson_bwd, "wvar_bwd": ref_wvar_bwd, "quant_int8": ref_quant_int8,
@@ -312,9 +325,9 @@ def test_examples_match_eager():
         assert ref is not None, "no reference for example %s: add one to REFERENCES" % name
         for shape in ((2, 3, 1024), (5, 1000), (257,)):
             xs = make_inputs(k, shape)
-            out = k(*xs)
+            out = k(*xs, *param_values(k))
             torch.cuda.synchronize()
-            assert_matches(k, out, ref(*xs), "shape %s" % (shape,))
+            assert_matches(k, out, ref(*xs, *param_values(k)), "shape %s" % (shape,))
         plan = k.last_plan(*make_inputs(k, (2, 3, 1024)))
         print("  %-20s ok  auto at M=6 N=1024: %s" % (name, plan and "%s P=%d (%s)" % (
             plan["variant_name"], plan["P"], plan["source_name"])))
@@ -351,7 +364,8 @@ def test_opcheck():
         t = time.time()
         utils = None if full or name in FULL_OPCHECK else QUICK_OPCHECK
         kwargs = {} if utils is None else {"test_utils": utils}
-        torch.library.opcheck(k.op, tuple(xs), {"variant": "auto", "P": 0, "protocol": 1}, **kwargs)
+        torch.library.opcheck(k.op, tuple(xs) + tuple(param_values(k)), {"variant": "auto", "P": 0, "protocol": 1},
+                              **kwargs)
         print("  opcheck %-20s %s (%.1f s)" % (name, "all tests" if utils is None else "quick tests", time.time() - t))
 
 
@@ -453,6 +467,24 @@ def test_errors():
     if q is not None:
         a, b, g = make_inputs(q, (4, 512))
         _raises(credit.ShapeError, q, a, b, g[:2])
+
+
+def test_runtime_params():
+    if "softmax_temperature_bf16" not in examples():
+        raise unittest.SkipTest("softmax_temperature_bf16 not bundled")
+    k = example("softmax_temperature_bf16")
+    (x,) = make_inputs(k, (8, 4096))
+    for temperature in (0.25, 1.0, 3.0):  # one compiled kernel, the value given at each call
+        assert_matches(k, k(x, temperature), ref_softmax_temperature_bf16(x, temperature), "T=%g" % temperature)
+        assert_matches(k, k(x, temperature=temperature), ref_softmax_temperature_bf16(x, temperature),
+                       "T=%g by name" % temperature)
+    for variant in ("staged", "reread"):
+        assert_matches(k, k(x, 0.5, variant=variant), ref_softmax_temperature_bf16(x, 0.5), variant)
+    _raises(TypeError, k, x)                     # missing
+    _raises(TypeError, k, x, "0.7")              # not a number
+    _raises(TypeError, k, x, 0.7, 0.8)           # one too many
+    _raises(TypeError, k, x, tempreature=0.7)    # misspelt
+    print("  runtime param: three temperatures, by position and by name, staged and reread")
 
 
 def test_credit_source_errors():

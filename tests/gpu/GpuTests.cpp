@@ -133,15 +133,16 @@ const Workload kWorkloads[] = {
 #undef CREDIT_WORKLOAD
 };
 
-/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar:<type>", the
-/// type f32, bf16, f16 or i8, or for inputs u8, bool (per element) or i32, i64 (per row).
+/// One argument of the generated ABI: "name:in|out:row|broadcast|scalar|param:<type>", the
+/// type f32, bf16, f16 or i8, or for inputs u8, bool (per element) or i32, i64 (per row);
+/// a param (a runtime param) is an f32 input whose array entry is its value's address.
 struct Arg {
   std::string name;
   bool input = true;
-  enum Kind { Row, Broadcast, Scalar } kind = Row;
+  enum Kind { Row, Broadcast, Scalar, Param } kind = Row;  // Param: a runtime param (its address)
   enum Type { F32, I8, BF16, F16, U8, Bool, I32, I64 } type = F32;
   size_t count(long long M, long long N) const {
-    return kind == Row ? size_t(M) * size_t(N) : kind == Broadcast ? size_t(N) : size_t(M);
+    return kind == Row ? size_t(M) * size_t(N) : kind == Broadcast ? size_t(N) : kind == Param ? 1 : size_t(M);
   }
   size_t elemBytes() const {
     return type == I64 ? 8 : type == F32 || type == I32 ? 4 : is16() ? 2 : 1;
@@ -196,8 +197,10 @@ std::vector<Arg> parseSignature(const std::string &sig) {
     Arg a;
     a.name = f[0];
     a.input = f[1] == "in";
-    a.kind = f[2] == "row" ? Arg::Row : f[2] == "broadcast" ? Arg::Broadcast : Arg::Scalar;
+    a.kind = f[2] == "row" ? Arg::Row : f[2] == "broadcast" ? Arg::Broadcast : f[2] == "param" ? Arg::Param : Arg::Scalar;
     a.type = static_cast<Arg::Type>(word - std::begin(words));
+    if (a.kind == Arg::Param) // a runtime param: one f32 input
+      REQUIRE((a.input && a.type == Arg::F32));
     // Class indices are per row, masks per element, and both are inputs only.
     if (a.isIndex())
       REQUIRE((a.input && a.kind == Arg::Scalar));
@@ -275,16 +278,21 @@ class Problem {
 public:
   Problem(const Workload &w, long long M, long long N, uint64_t seed)
       : w(w), M(M), N(N), args(parseSignature(w.signature())) {
-    for (const Arg &a : args) {
-      void *p = nullptr;
+    // A runtime param's entry is the address of its value in host memory: a value in
+    // [0.5, 2) from the seed, the same for the kernels and the reference.
+    paramValue.assign(args.size(), 0.5f + float(seed % 1500) / 1000.0f);
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg &a = args[i];
+      void *p = &paramValue[i];
       size_t bytes = std::max<size_t>(a.count(M, N) * a.elemBytes(), 16);
-      REQUIRE(cudaMalloc(&p, bytes) == cudaSuccess);
+      if (a.kind != Arg::Param)
+        REQUIRE(cudaMalloc(&p, bytes) == cudaSuccess);
       device.push_back(p);
     }
     // Inputs: U(-1, 1); weights of wvar_bwd must be positive (S_w = sum(w) is a divisor).
     for (size_t i = 0; i < args.size(); ++i) {
       const Arg &a = args[i];
-      if (!a.input)
+      if (!a.input || a.kind == Arg::Param)
         continue;
       bool positive = std::string(w.name) == "wvar_bwd" && a.name == "w";
       REQUIRE(fillInput(a, device[i], a.count(M, N), seed + 7919 * i, positive, N) == cudaSuccess);
@@ -296,8 +304,9 @@ public:
     computeReference();
   }
   ~Problem() {
-    for (void *p : device)
-      cudaFree(p);
+    for (size_t i = 0; i < device.size(); ++i)
+      if (args[i].kind != Arg::Param)
+        cudaFree(device[i]);
   }
 
   /// Runs one configuration; returns false (after reporting) on a failure.
@@ -424,7 +433,9 @@ private:
     std::vector<const void *> refArgs(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
       const Arg &a = args[i];
-      if (a.input) {
+      if (a.kind == Arg::Param) {
+        refArgs[i] = &paramValue[i];
+      } else if (a.input) {
         auto &h = hostIn[i];
         if (a.kind == Arg::Broadcast) {
           h.resize(size_t(N));
@@ -533,6 +544,7 @@ private:
   long long M, N;
   std::vector<Arg> args;
   std::vector<void *> device;
+  std::vector<float> paramValue;  // the runtime params' values (device[i] points here)
   std::vector<long long> rows;
   std::vector<std::vector<float>> hostIn;
   std::vector<std::vector<double>> refOut;
@@ -680,9 +692,13 @@ TEST_CASE("persistent form: claimed rows give the static rows' bits, launch afte
     constexpr int kLaunches = 6, kGraphLaunches = 2, kSets = 1 + kLaunches + kGraphLaunches;
     std::vector<void *> inputs(args.size(), nullptr);
     std::vector<std::vector<void *>> sets(kSets, std::vector<void *>(args.size(), nullptr));
+    std::vector<float> params(args.size(), 0.75f);  // runtime params: addresses of host values
     for (size_t i = 0; i < args.size(); ++i) {
       const size_t bytes = std::max<size_t>(args[i].count(M, N) * args[i].elemBytes(), 16);
-      if (args[i].input) {
+      if (args[i].kind == Arg::Param) {
+        for (auto &set : sets)
+          set[i] = &params[i];
+      } else if (args[i].input) {
         REQUIRE(cudaMalloc(&inputs[i], bytes) == cudaSuccess);
         const bool positive = std::string(w.name) == "wvar_bwd" && args[i].name == "w";
         REQUIRE(fillInput(args[i], inputs[i], args[i].count(M, N), 1234 + 7919 * i, positive, N) == cudaSuccess);
@@ -741,6 +757,8 @@ TEST_CASE("persistent form: claimed rows give the static rows' bits, launch afte
     for (cudaStream_t s : streams)
       cudaStreamDestroy(s);
     for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].kind == Arg::Param)
+        continue;
       if (args[i].input)
         cudaFree(inputs[i]);
       else
@@ -828,9 +846,11 @@ TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
     // A misaligned pointer (f32 and i32 need 4-byte alignment, i64 8-byte, bf16 and f16
     // 2-byte; a byte argument has none to miss): the first argument wider than a byte.
     std::vector<void *> bufs;
-    for (const Arg &a : args) {
-      void *p = nullptr;
-      REQUIRE(cudaMalloc(&p, a.count(4, 1024) * a.elemBytes() + 16) == cudaSuccess);
+    std::vector<float> params(args.size(), 1.0f);  // runtime params: addresses of host values
+    for (size_t i = 0; i < args.size(); ++i) {
+      void *p = &params[i];
+      if (args[i].kind != Arg::Param)
+        REQUIRE(cudaMalloc(&p, args[i].count(4, 1024) * args[i].elemBytes() + 16) == cudaSuccess);
       bufs.push_back(p);
     }
     const auto wide = std::find_if(args.begin(), args.end(), [](const Arg &a) { return a.elemBytes() > 1; });
@@ -844,8 +864,9 @@ TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
     long long tooWide = w.maxLegalN("staged", 1, 0) + 4;
     CHECK(w.launch("staged", bufs.data(), 1, tooWide, 1, 0, nullptr) != 0); // Eq. 3
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
-    for (void *p : bufs)
-      cudaFree(p);
+    for (size_t i = 0; i < bufs.size(); ++i)
+      if (args[i].kind != Arg::Param)
+        cudaFree(bufs[i]);
   }
 }
 
