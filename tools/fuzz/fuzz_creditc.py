@@ -130,7 +130,10 @@ class Gen:
             lines.append("  in %s: bool[N]" % mask)
         params = [self.name(used) for _ in range(r.randint(0, 2))]
         for p in params:
-            lines.append("  param %s: f32 = %s" % (p, r.choice(NUMBERS[:9] if r.random() < 0.95 else NUMBERS)))
+            if r.random() < 0.3:  # a runtime param: a launch argument
+                lines.append("  param %s: f32" % p)
+            else:
+                lines.append("  param %s: f32 = %s" % (p, r.choice(NUMBERS[:9] if r.random() < 0.95 else NUMBERS)))
         outs = [self.name(used) for _ in range(r.randint(1, 3))]
         i8 = set(o for o in outs if r.random() < 0.15)
         rowouts = set(o for o in outs if o not in i8 and r.random() < 0.15)
