@@ -592,9 +592,9 @@ bool Sema::run() {
     } else if (s.kind == Stmt::Param) {
       ParamDecl &p = s.param;
       if (p.type.elem != ElemType::F32 || p.type.perElement) {
+        // Declared all the same, so that its uses get no second error.
         diags.error(p.type.loc, "a parameter is one f32 value; its type must be 'f32'");
         ok = false;
-        continue;
       }
       Symbol *sym = declare(Symbol::Param, p.name, p.loc, static_cast<int>(idx), "a parameter");
       if (!sym) {
