@@ -97,6 +97,17 @@ const char* credit_layernorm_signature() { return "x:in:row:f32;gamma:in:broadca
 
 std::string layernormSource() { return kLayernorm; }
 
+// Replaces the first occurrence of each `from` in `src` by its `to` (each must occur).
+template <size_t K>
+void applyEdits(std::string& src, const std::pair<std::string, std::string> (&edits)[K]) {
+  for (const auto& [from, to] : edits) {
+    INFO(from);
+    const size_t at = src.find(from);
+    REQUIRE(at != std::string::npos);
+    src.replace(at, from.size(), to);
+  }
+}
+
 // The same workload's constants on the host (the launchers' describe<>).
 using test::Layernorm;
 void fake() {}
@@ -205,12 +216,7 @@ TEST_CASE("C API: bf16 and f16 operands: element sizes and b_keep from the recor
       {"\n#if !defined(__CUDACC_RTC__)",
        "\nCREDIT_CLUSTER_KERNEL(credit_layernorm_cluster_sync_v4, CREDIT_LAYERNORM, Workload, ClusterSync, 4)"
        "\n#if !defined(__CUDACC_RTC__)"}};
-  for (const auto& [from, to] : edits) {
-    INFO(from);
-    const size_t at = src.find(from);
-    REQUIRE(at != std::string::npos);
-    src.replace(at, from.size(), to);
-  }
+  applyEdits(src, edits);
   Program prog;
   const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
   INFO(credit_capi_last_error());
@@ -243,12 +249,7 @@ TEST_CASE("C API: byte operands and a runtime param in the record", "[capi]") {
       {"#define CREDIT_LAYERNORM_ARGS x, gamma, beta, y", "#define CREDIT_LAYERNORM_ARGS x, gamma, beta, y, temp"},
       {"x:in:row:f32;gamma:in:broadcast:f32;beta:in:broadcast:f32;y:out:row:f32",
        "x:in:row:f32;gamma:in:broadcast:u8;beta:in:broadcast:f32;y:out:row:f32;temp:in:param:f32"}};
-  for (const auto& [from, to] : edits) {
-    INFO(from);
-    const size_t at = src.find(from);
-    REQUIRE(at != std::string::npos);
-    src.replace(at, from.size(), to);
-  }
+  applyEdits(src, edits);
   Program prog;
   const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
   INFO(credit_capi_last_error());
