@@ -46,7 +46,8 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--new", required=True, help="directory of the new generated files")
     ap.add_argument("--old", required=True, help="directory of the old generated files")
-    ap.add_argument("--workloads", default="paper", help="all, paper, general, or a comma-separated list")
+    ap.add_argument("--workloads", default="paper",
+                    help="all, paper, general, or a comma-separated list (of one dtype's set: fp32 or bf16)")
     ap.add_argument("--N", default=",".join(map(str, COMPARE_NS)))
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
@@ -60,8 +61,9 @@ def parse_args(argv):
     ap.add_argument("--out", help="write every figure here (JSON)")
     args = ap.parse_args(argv)
     try:
-        args.workload_list = S.parse_workloads(args.workloads)
-        args.n_list = S.parse_ns(args.N)
+        args.dtype = S.infer_dtype(args.workloads)
+        args.workload_list = S.parse_workloads(args.workloads, args.dtype)
+        args.n_list = S.parse_ns(args.N, args.dtype)
     except ValueError as e:
         ap.error(str(e))
     for d in (args.new, args.old):
@@ -250,7 +252,7 @@ def main(argv=None):
         ko, kn = sets[name]
         for N in args.n_list:
             try:
-                row, msgs = compare_shape(WORKLOADS[name], ko, kn, N, S.rows_for(N), env)
+                row, msgs = compare_shape(WORKLOADS[name], ko, kn, N, S.rows_for(N, args.dtype), env)
             except IsolationError as e:
                 print(f"compare_gen: {name} N={N}: {e}", file=sys.stderr)
                 return 1

@@ -59,3 +59,17 @@ class CompareShapeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CompareArgsTest(unittest.TestCase):
+    def test_bf16_set_is_accepted_and_sized_as_bf16(self):
+        d = os.path.dirname(HERE)
+        args = G.parse_args(["--new", d, "--old", d, "--workloads", "rmsnorm_bf16,softmax_bf16", "--N", "16384"])
+        self.assertEqual(args.dtype, "bf16")
+        self.assertEqual(args.workload_list, ["rmsnorm_bf16", "softmax_bf16"])
+        self.assertEqual(args.n_list, [16384])
+
+    def test_sets_of_two_dtypes_are_refused(self):
+        d = os.path.dirname(HERE)
+        with self.assertRaises(SystemExit):
+            G.parse_args(["--new", d, "--old", d, "--workloads", "rmsnorm_bf16,softmax"])
