@@ -148,6 +148,13 @@ TEST_CASE("16-bit storage: b_keep, SMEM slots, element sizes, VEC = 4", "[launch
   STATIC_REQUIRE(S::slotOffsetBytes(0) == 0);
   STATIC_REQUIRE(S::slotOffsetBytes(1) == 4);
   STATIC_REQUIRE(device::Contract<Layernorm>::keptAllF32());
+  // Bulk copies: one mbarrier set per 4 bytes of element; the array at a multiple of 4 leads its set.
+  STATIC_REQUIRE(C::keptMinBytes() == 2 && S::keptMinBytes() == 2);
+  STATIC_REQUIRE(device::Contract<Layernorm>::keptMinBytes() == 4);
+  STATIC_REQUIRE(C::loadSet(0) == 0 && C::leadsLoadSet(0));
+  STATIC_REQUIRE(C::loadSet(1) == 0 && !C::leadsLoadSet(1));  // dy at 2 bytes: shares bf16 x's set
+  STATIC_REQUIRE(S::loadSet(1) == 0 && S::leadsLoadSet(1));   // dy first
+  STATIC_REQUIRE(S::loadSet(0) == 1 && S::leadsLoadSet(0));   // x at 4 bytes: the second set
 
   const host::Workload w = host::describe<Mixed16>(kKernels, nullptr, findTarget("sm_90"));
   CHECK(sameGeometry(w.geometry, WorkloadGeometry{6, 2, 1, 2, 256, 1}));

@@ -255,6 +255,100 @@ CREDIT_DEVICE void st_global(int8_t* p, const int8_t (&v)[VEC]) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Raw words: the element loops' batches hold what a load returns, undecoded, and
+// decode an element where the workload reads it. A batch in flight then costs its
+// bytes in registers whatever the type (a 16-bit load of four elements two words,
+// not four floats), and a deposit stores the loaded words back unchanged. VEC = 4:
+// f32 words 0-3, 16-bit words 0-1 (element 0 in the low half), bytes word 0
+// (element 0 in the low byte); VEC = 1: word 0. The other words stay unused.
+// ---------------------------------------------------------------------------
+template <class T>
+CREDIT_HD constexpr int words4() {
+  return sizeof(T) == 4 ? 4 : sizeof(T) == 2 ? 2 : 1;  // words of four elements
+}
+template <class T, int VEC>
+CREDIT_DEVICE float decode(const unsigned (&w)[VEC], int vi) {
+  if constexpr (sizeof(T) == 4) {
+    return __uint_as_float(w[VEC == 4 ? vi : 0]);
+  } else if constexpr (sizeof(T) == 2) {
+    return VEC == 4 ? Bits16<T>::to_f32(w[vi / 2] >> (16 * (vi % 2))) : Bits16<T>::to_f32(w[0]);
+  } else {
+    return VEC == 4 ? Byte<T>::to_f32(w[0] >> (8 * vi)) : Byte<T>::to_f32(w[0]);
+  }
+}
+template <class T, int VEC>
+CREDIT_DEVICE void decode_all(float (&v)[VEC], const unsigned (&w)[VEC]) {
+#pragma unroll
+  for (int vi = 0; vi < VEC; ++vi) v[vi] = decode<T>(w, vi);
+}
+// Global memory: one 16-, 8- or 4-byte access for VEC = 4 (as ld_global).
+template <int VEC, class T>
+CREDIT_DEVICE void ld_global_words(unsigned (&w)[VEC], const T* p) {
+  if constexpr (VEC == 4 && sizeof(T) == 4) {
+    const uint4 t = __ldg(reinterpret_cast<const uint4*>(p));
+    w[0] = t.x;
+    w[1] = t.y;
+    w[2] = t.z;
+    w[3] = t.w;
+  } else if constexpr (VEC == 4 && sizeof(T) == 2) {
+    const uint2 t = __ldg(reinterpret_cast<const uint2*>(p));
+    w[0] = t.x;
+    w[1] = t.y;
+  } else if constexpr (sizeof(T) == 4 || VEC == 4) {  // one f32, or four bytes
+    w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
+  } else if constexpr (sizeof(T) == 2) {
+    w[0] = __ldg(reinterpret_cast<const unsigned short*>(p));
+  } else {
+    w[0] = __ldg(reinterpret_cast<const unsigned char*>(p));
+  }
+}
+// The kept slice in SMEM, kAlign as for ld_smem.
+template <int VEC, int kAlign, class T>
+CREDIT_DEVICE void ld_smem_words(unsigned (&w)[VEC], const T* p) {
+  if constexpr (VEC == 4 && sizeof(T) == 4 && kAlign >= 16) {
+    const uint4 t = *reinterpret_cast<const uint4*>(p);
+    w[0] = t.x;
+    w[1] = t.y;
+    w[2] = t.z;
+    w[3] = t.w;
+  } else if constexpr (VEC == 4 && ((sizeof(T) == 4 && kAlign == 8) || (sizeof(T) == 2 && kAlign >= 8))) {
+#pragma unroll
+    for (int h = 0; h < words4<T>() / 2; ++h) {
+      const uint2 t = reinterpret_cast<const uint2*>(p)[h];
+      w[2 * h] = t.x;
+      w[2 * h + 1] = t.y;
+    }
+  } else if constexpr (VEC == 4) {
+#pragma unroll
+    for (int k = 0; k < words4<T>(); ++k) w[k] = reinterpret_cast<const unsigned*>(p)[k];
+  } else if constexpr (sizeof(T) == 4) {
+    w[0] = *reinterpret_cast<const unsigned*>(p);
+  } else if constexpr (sizeof(T) == 2) {
+    w[0] = *reinterpret_cast<const unsigned short*>(p);
+  } else {
+    w[0] = *reinterpret_cast<const unsigned char*>(p);
+  }
+}
+template <int VEC, int kAlign, class T>
+CREDIT_DEVICE void st_smem_words(T* p, const unsigned (&w)[VEC]) {
+  if constexpr (VEC == 4 && sizeof(T) == 4 && kAlign >= 16) {
+    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+  } else if constexpr (VEC == 4 && ((sizeof(T) == 4 && kAlign == 8) || (sizeof(T) == 2 && kAlign >= 8))) {
+#pragma unroll
+    for (int h = 0; h < words4<T>() / 2; ++h) reinterpret_cast<uint2*>(p)[h] = make_uint2(w[2 * h], w[2 * h + 1]);
+  } else if constexpr (VEC == 4) {
+#pragma unroll
+    for (int k = 0; k < words4<T>(); ++k) reinterpret_cast<unsigned*>(p)[k] = w[k];
+  } else if constexpr (sizeof(T) == 4) {
+    *reinterpret_cast<unsigned*>(p) = w[0];
+  } else if constexpr (sizeof(T) == 2) {
+    *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(w[0]);
+  } else {
+    *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[0]);
+  }
+}
+
 // Registers to registers (the register forms' rows).
 template <int VEC>
 CREDIT_DEVICE void copy(float (&dst)[VEC], const float (&src)[VEC]) {

@@ -24,24 +24,24 @@ template <class K, int p, class Acc>
 struct Element {
   using W = typename K::W;
   using C = Contract<W>;
-  float (&v)[K::NI][K::kUnroll][K::VEC];
+  unsigned (&v)[K::NI][K::kUnroll][K::VEC];  // raw words (memory.cuh), decoded by in()
   Acc& acc;
   float (&t)[K::NK][K::VEC];
   float (&of)[K::NO][K::VEC];
   int8_t (&oi)[K::NO][K::VEC];
   const typename K::Registers& regs;
   int it, u, vi;
-  unsigned col;  // the element's column in the row
+  float col;  // the element's column in the row, as f32 (exact below 2^24 columns)
 
-  // The column as f32 (the source's `i`): exact below 2^24 columns.
-  CREDIT_DEVICE float index() const { return static_cast<float>(col); }
+  // The source's `i`.
+  CREDIT_DEVICE float index() const { return col; }
 
   template <int i>
   CREDIT_DEVICE float in() const {
     static_assert(C::reads(p, i), "the pass reads this input (kReads)");
     if constexpr (residency::in_kept_registers<K>(p, i)) return regs.kept[C::keptPos(i)][it][u][vi];
     else if constexpr (residency::in_h_registers<K>(i)) return regs.h[i][it][u][vi];
-    else return v[i][u][vi];
+    else return decode<typename Storage<K::W::kInputs[i].elem>::type>(v[i][u], vi);
   }
   template <int j>
   CREDIT_DEVICE void add(float g) const {
@@ -114,7 +114,7 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
   // unloaded (undefined) element lets the compiler give it the register of another
   // pass's element, which then stays live from pass to pass (more registers, fewer
   // CTAs per SM wherever SMEM does not bound them: short slices).
-  float v[K::NI][U][VEC] = {};
+  unsigned v[K::NI][U][VEC] = {};
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const unsigned off = base + u * VEC * K::kThreads;
@@ -131,7 +131,9 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
     int8_t oi[K::NO][VEC];
 #pragma unroll
     for (int vi = 0; vi < VEC; ++vi) {
-      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi, static_cast<unsigned>(k.begin) + off + vi};
+      // One conversion per batch position: the VEC columns differ by vi, exactly in f32.
+      const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
+      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi, col};
       K::W::pass(Pass<p>{}, e, row);
     }
     residency::materialize_all<p>(Indices<K::NK>{}, k, t, it, u, off, at, pbase);

@@ -2,16 +2,16 @@
 // kept input gets where it lives between passes.
 //
 //   smem       the kept slice in SMEM, in the input's storage type. Float4 forms
-//              whose kept inputs are all f32 fill it with bulk copies issued at the
-//              row's start: every kept input's slice in kLoadChunks chunks,
-//              one mbarrier each, in first-read order; the first pass over an input
-//              waits for each chunk before reading it, so it starts on the first
-//              chunk while the others land. The whole slice is in flight at once and
-//              no register holds it on the way. Scalar forms deposit what the first
-//              pass loaded (the same thread reads those elements back later, and the
-//              passes are separated by the block reductions' __syncthreads), and so do
-//              float4 forms with a 16-bit kept input (a 16-bit slice starts only
-//              8-byte aligned; bulk copies move 16-byte units).
+//              fill it with bulk copies issued at the row's start: every kept
+//              input's slice in kLoadChunks chunks, one mbarrier per chunk and load
+//              set, in first-read order; the first pass over an input waits for each
+//              chunk before reading it, so it starts on the first chunk while the
+//              others land. The whole slice is in flight at once and no register
+//              holds it on the way. Scalar forms deposit what the first pass loaded
+//              (the same thread reads those elements back later, and the passes are
+//              separated by the block reductions' __syncthreads), and so do float4
+//              launches whose narrower slices are not 16-byte aligned (bulk copies
+//              move 16-byte units; RowKernel::bulk_ok).
 //   registers  the slice in registers, RPT elements per thread in compile-time
 //              sweeps. Float4 forms load the whole slice at entry with predicated
 //              loads, all in flight at once; scalar forms keep what the first pass
@@ -84,26 +84,41 @@ CREDIT_HD constexpr int kept_align() {
 }
 
 // Thread 0: the bulk copies of every kept slice of the row, chunk by chunk, in
-// first-read order. An empty chunk completes its phase at once.
+// first-read order. Chunk c of a load set's arrays completes one mbarrier: its
+// leading array expects the whole set's bytes before any of them is issued. An empty
+// chunk completes its phase at once.
+template <class K>
+CREDIT_HD constexpr int load_set_bytes(int set, int kp = 0) {
+  using C = Contract<typename K::W>;
+  return kp == K::NK ? 0 : (K::bulk(kp) && C::loadSet(kp) == set ? C::keptBytes(kp) : 0) + load_set_bytes<K>(set, kp + 1);
+}
 template <int KP, class K>
-CREDIT_DEVICE void issue_chunks_of(K& k) {
+CREDIT_DEVICE uint32_t load_bar(K& k, int c) {
+  return ptx::smem_addr(k.load_bars + Int<Contract<typename K::W>::loadSet(KP)>::value * kLoadChunks + c);
+}
+template <int KP, class K>
+CREDIT_DEVICE void expect_chunk_of(K& k, int c, unsigned elems) {
+  if constexpr (K::bulk(KP) && Contract<typename K::W>::leadsLoadSet(KP))
+    ptx::mbar_arrive_expect_tx(load_bar<KP>(k, c), elems * load_set_bytes<K>(Contract<typename K::W>::loadSet(KP)));
+}
+template <int KP, class K>
+CREDIT_DEVICE void copy_chunk_of(K& k, int c, unsigned cbeg, unsigned cend) {
   if constexpr (K::bulk(KP)) {
-    constexpr int i = K::W::kKept[KP];
-    static_assert(Contract<typename K::W>::keptElem(KP) == Elem::F32, "bulk copies of whole 16-byte units: f32");
-    for (int c = 0; c < kLoadChunks; ++c) {
-      const unsigned cbeg = c * k.chunk < k.len ? c * k.chunk : k.len;
-      const unsigned cend = cbeg + k.chunk < k.len ? cbeg + k.chunk : k.len;
-      const uint32_t bar = ptx::smem_addr(k.load_bars + Int<K::W::kSmemSlot[KP]>::value * kLoadChunks + c);
-      ptx::mbar_arrive_expect_tx(bar, (cend - cbeg) * 4);
-      if (cend > cbeg)
-        ptx::bulk_load(ptx::smem_addr(reinterpret_cast<float*>(k.kept_smem[KP]) + cbeg), k.template in_ptr<i>() + cbeg,
-                       (cend - cbeg) * 4, bar);
-    }
+    constexpr unsigned b = Contract<typename K::W>::keptBytes(KP);
+    if (cend > cbeg)
+      ptx::bulk_load(ptx::smem_addr(kept_elem<KP, K>(k.kept_smem, cbeg)), k.template in_ptr<K::W::kKept[KP]>() + cbeg,
+                     (cend - cbeg) * b, load_bar<KP>(k, c));
   }
 }
 template <class K, int... KP>
 CREDIT_DEVICE void issue_chunks(IntSeq<KP...>, K& k) {
-  if (k.tid == 0) (issue_chunks_of<KP>(k), ...);
+  if (k.tid != 0 || !k.copies()) return;
+  for (int c = 0; c < kLoadChunks; ++c) {
+    const unsigned cbeg = c * k.chunk < k.len ? c * k.chunk : k.len;
+    const unsigned cend = cbeg + k.chunk < k.len ? cbeg + k.chunk : k.len;
+    (expect_chunk_of<KP>(k, c, cend - cbeg), ...);
+    (copy_chunk_of<KP>(k, c, cbeg, cend), ...);
+  }
 }
 
 // The register forms' loads at entry: predicated float4 loads of this thread's
@@ -181,8 +196,9 @@ CREDIT_DEVICE void prefetch_l2(IntSeq<I...>, K& k) {
 template <int p, int i, class K>
 CREDIT_DEVICE void wait_chunk_of(K& k, int c) {
   constexpr int kp = Contract<typename K::W>::keptPos(i);
-  if constexpr (kp >= 0 && Contract<typename K::W>::firstRead(i) == p && K::bulk(kp))
-    ptx::mbar_wait(ptx::smem_addr(k.load_bars + Int<K::W::kSmemSlot[kp]>::value * kLoadChunks + c), 0u);
+  if constexpr (kp >= 0 && Contract<typename K::W>::firstRead(i) == p && K::bulk(kp)) {
+    if (k.copies()) ptx::mbar_wait(load_bar<kp>(k, c), 0u);
+  }
 }
 template <int p, class K, int... I>
 CREDIT_DEVICE void wait_chunk(IntSeq<I...>, K& k, int c) {
@@ -227,13 +243,17 @@ CREDIT_DEVICE void load(const K& k, V& v, int u, unsigned off, unsigned char* co
   if constexpr (!C::reads(p, i) || in_kept_registers<K>(p, i) || in_h_registers<K>(i)) {
     return;  // not read, or read from registers (Element::in)
   } else if constexpr (kp >= 0 && C::firstRead(i) == p) {  // a kept input's first read
-    if constexpr (K::bulk(kp)) ld_smem<K::VEC>(v[i][u], kept_elem<kp, K>(at, off - base));  // landed by the bulk copy
-    else ld_global(v[i][u], k.template in_ptr<i>() + off);
+    if constexpr (K::bulk(kp)) {
+      if (k.copies()) ld_smem_words<K::VEC, 16>(v[i][u], kept_elem<kp, K>(at, off - base));  // landed, 16-byte aligned
+      else ld_global_words(v[i][u], k.template in_ptr<i>() + off);
+    } else {
+      ld_global_words(v[i][u], k.template in_ptr<i>() + off);
+    }
   } else if constexpr (kp >= 0) {  // a later read
-    if constexpr (K::keep(kp)) ld_smem<K::VEC, kept_align<kp, K>()>(v[i][u], kept_elem<kp, K>(at, off - base));
-    else ld_global(v[i][u], k.template in_ptr<i>() + off);  // reread, or the partial form's dropped input
+    if constexpr (K::keep(kp)) ld_smem_words<K::VEC, kept_align<kp, K>()>(v[i][u], kept_elem<kp, K>(at, off - base));
+    else ld_global_words(v[i][u], k.template in_ptr<i>() + off);  // reread, or the partial form's dropped input
   } else {
-    ld_global(v[i][u], k.template in_ptr<i>() + off);  // streamed, or broadcast (from L2)
+    ld_global_words(v[i][u], k.template in_ptr<i>() + off);  // streamed, or broadcast (from L2)
   }
 }
 template <int p, int i, bool kRowKind, class K, class V>
@@ -248,16 +268,17 @@ CREDIT_DEVICE void load_all(IntSeq<I...>, const K& k, V& v, int u, unsigned off,
 }
 
 // After a kept input's first read: keep it where the form keeps it (scalar register
-// forms; SMEM forms without bulk copies). A 16-bit input goes back to SMEM in its own
-// type, exactly as it was loaded.
+// forms, decoded; SMEM forms without bulk copies: the loaded words, unchanged).
 template <int p, int i, class K, class V>
 CREDIT_DEVICE void retain(K& k, const V& v, int it, int u, unsigned off, unsigned char* const* at, unsigned base) {
   using C = Contract<typename K::W>;
   constexpr int kp = C::keptPos(i);
   if constexpr (kp >= 0 && C::firstRead(i) == p) {
-    if constexpr (K::kRegs && !K::kRegPrefetch) copy(k.regs.kept[kp][it][u], v[i][u]);
-    if constexpr (K::keep(kp) && !K::kBulk)
-      st_smem<K::VEC, kept_align<kp, K>()>(kept_elem<kp, K>(at, off - base), v[i][u]);
+    if constexpr (K::kRegs && !K::kRegPrefetch) decode_all<KeptStorage<K, kp>>(k.regs.kept[kp][it][u], v[i][u]);
+    if constexpr (K::keep(kp)) {
+      if (!K::bulk(kp) || !k.copies())
+        st_smem_words<K::VEC, kept_align<kp, K>()>(kept_elem<kp, K>(at, off - base), v[i][u]);
+    }
   }
 }
 template <int p, class K, class V, int... I>

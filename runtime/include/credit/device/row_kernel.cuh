@@ -76,10 +76,10 @@ struct RowKernel {
   // The forms that retain with float4 accesses fill the kept slices with bulk copies
   // (sm_90 and later; before, the first pass stores what it loads, as the scalar
   // forms do); one row per launch copies them in chunks. Bulk copies move 16-byte
-  // aligned units, and a 16-bit slice starts only 8-byte aligned: with any kept input
-  // that is not f32 the first pass stores what it loads.
-  static constexpr bool kBulk =
-      kRetain && VEC == 4 && geometry.keepBytesPerElem > 0 && kHasBulkCopies && C::keptAllF32();
+  // aligned units: f32 slices always are (VEC = 4 launches), narrower ones where N and
+  // the slice are multiples of 16 bytes and the pointers 16-byte aligned (bulk_ok);
+  // elsewhere the first pass stores what it loads.
+  static constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0 && kHasBulkCopies;
   static constexpr bool kChunked = kBulk && !kPersistent;
   static constexpr int kUnroll =
       VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4) : CREDIT_UNROLL_VEC1;
@@ -97,6 +97,8 @@ struct RowKernel {
 
   CREDIT_HD static constexpr bool keep(int kp) { return kRetain && !(kPartial && kp == W::kPartialDrop); }
   CREDIT_HD static constexpr bool bulk(int kp) { return kBulk && keep(kp); }
+  // Whether this launch's bulk-copy kernels copy (else the first pass stores what it loads).
+  CREDIT_DEVICE bool copies() const { return C::keptAllF32() || bulk_ok; }
   CREDIT_HD static constexpr bool prefetched(int i) {
     return kPrefetchH && hasBit(C::onlyH(), i);
   }
@@ -122,6 +124,7 @@ struct RowKernel {
   long long slice, begin;
   unsigned len, piece_elems, chunk;
   bool release_in_h;  // two pieces, the second not empty: h refills the first pieces' units
+  bool bulk_ok;       // every kept slice 16-byte aligned in global memory and SMEM (kBulk, any element size)
   long long ring_copy;  // the row's first copy
   SmemLayout layout;
   unsigned char* smem;
@@ -184,9 +187,20 @@ struct RowKernel {
     bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);
     load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);
     chunk = static_cast<unsigned>(loadChunkElems(len, kThreads));
+    bulk_ok = kBulk && kept_slices_aligned(Indices<NK>{});
     rows.init(M, P, rank, tid, row_claims, ring, kRingCopies, reinterpret_cast<unsigned*>(smem + layout.claimsOffset));
     set_broadcast_slices(Indices<NI>{});
     N_f = static_cast<float>(N);
+  }
+
+  // Rows and slices whole multiples of 16 bytes of the narrowest kept element (so every
+  // slot, laid out largest element first, starts 16-byte aligned too), and the kept
+  // inputs' pointers 16-byte aligned.
+  template <int... KP>
+  CREDIT_DEVICE bool kept_slices_aligned(IntSeq<KP...>) const {
+    constexpr long long g = 16 / C::keptMinBytes();
+    return N % g == 0 && slice % g == 0 &&
+           ((reinterpret_cast<unsigned long long>(ops.p[W::kKept[KP]]) % 16ull == 0ull) && ...);
   }
 
   template <int... I>

@@ -201,6 +201,16 @@ struct Contract {
   CREDIT_HD static constexpr bool keptAllF32(int k = 0) {
     return k == kNumKept || (keptElem(k) == Elem::F32 && keptAllF32(k + 1));
   }
+  // The bytes of the narrowest kept element (4 without kept inputs).
+  CREDIT_HD static constexpr int keptMinBytes(int k = 0) {
+    return k == kNumKept ? 4 : (keptBytes(k) < keptMinBytes(k + 1) ? keptBytes(k) : keptMinBytes(k + 1));
+  }
+  // The bulk copies' mbarrier set of kept input k: its slot's byte offset / 4. Slots
+  // are laid out largest element first, so the offsets pass through every multiple of
+  // 4 below b_keep: numKeptArrays(geometry) sets, and the array starting a set (offset
+  // a multiple of 4) leads it. Arrays narrower than 4 bytes share their set's barriers.
+  CREDIT_HD static constexpr int loadSet(int k) { return slotOffsetBytes(W::kSmemSlot[k]) / 4; }
+  CREDIT_HD static constexpr bool leadsLoadSet(int k) { return slotOffsetBytes(W::kSmemSlot[k]) % 4 == 0; }
 
   // The geometry of a form of `threads` per CTA keeping `keepBytes` bytes per element.
   CREDIT_HD static constexpr WorkloadGeometry geometry(int threads, int keepBytes = keepBytesPerElem()) {

@@ -152,9 +152,8 @@ CREDIT_HD constexpr long long alignedRegion(long long bytes) { return roundUp(by
 
 // Bulk-copy chunks per kept array (one mbarrier each), so the first pass starts on
 // the first chunk while the others are in flight. numKeptArrays counts 4-byte
-// arrays: exact where every kept input is f32, the only workloads whose kept slices
-// bulk copies or the ring fill (a 16-bit slice starts only 8-byte aligned; its first
-// pass stores what it loads, and the barriers' room goes unused).
+// arrays: exact where every kept input is f32; narrower arrays share one mbarrier
+// set per 4 bytes of element (the device library's load sets).
 inline constexpr int kLoadChunks = 4;
 CREDIT_HD constexpr long long numKeptArrays(WorkloadGeometry g) { return ceilDiv(g.keepBytesPerElem, 4); }
 
