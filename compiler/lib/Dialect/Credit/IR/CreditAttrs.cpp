@@ -263,7 +263,7 @@ LogicalResult mlir::credit::verifyScheduleForKernel(KernelOp kernel, ScheduleAtt
       return emitError() << "#credit.schedule: '" << m.input.getValue() << "' is materialized by pass "
                          << m.pass << ", but the kernel has " << numPasses << " passes";
   // 16-bit kept slices: no T(x) stored over them (it would be rounded), and no
-  // persistent form (its ring is filled by bulk copies of 16-byte-aligned slices).
+  // persistent form (its ring's units are laid out for f32 slices).
   for (StringAttr n : s.getKept()) {
     Type e = cast<RowType>(kernel.lookupInput(n.getValue()).getType()).getElementType();
     if (e.isF32())

@@ -91,9 +91,9 @@ struct KernelSchedule {
   llvm::SmallVector<unsigned> hoisted;  // broadcast inputs only h reads (persistent: once per CTA)
   llvm::SmallVector<unsigned> prefetchL2; // row inputs only h reads (persistent: L2 prefetch); empty without a persistent form
   llvm::SmallVector<unsigned> onlyH;    // inputs (row or broadcast) only h reads, declaration order
-  /// Every kept input is f32. The bulk copies that fill kept slices (and the
-  /// persistent ring's units) need 16-byte-aligned slices, which slices of 4k
-  /// 16-bit elements are not; 16-bit kept slices are filled by the first pass.
+  /// Every kept input is f32. The persistent ring's units are laid out for f32
+  /// slices only; narrower kept slices are filled by bulk copies where a launch's
+  /// rows and slices are whole 16-byte units, else by the first pass.
   bool keptAllF32 = true;
   int threads = 256;                    // CTA size of the narrow forms
   int wideThreads = 0;                  // the wide-CTA twins' (0: none)
