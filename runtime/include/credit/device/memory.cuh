@@ -2,8 +2,8 @@
 // VEC consecutive elements of global memory, of the kept slice in SMEM, or of
 // registers, and the conversions.
 //
-// Every loaded element becomes a float (the workload's arithmetic is f32); an
-// element type says how it is stored. VEC = 4 accesses are one 16-byte access for
+// Every loaded element becomes a float where the workload reads it (its arithmetic
+// is f32); an element type says how it is stored. VEC = 4 accesses are one 16-byte access for
 // f32, one 8-byte access for bf16 and f16, one 4-byte access for the byte types:
 // the launchers pick VEC = 4 only where every row start is aligned to four
 // elements and N % 4 == 0, and slices start at multiples of 4 elements. Loads are
@@ -94,86 +94,26 @@ CREDIT_DEVICE int8_t f32_to_i8(float a) {
   return static_cast<int8_t>(static_cast<int>(fminf(fmaxf(a, -128.0f), 127.0f)));
 }
 
-// Global memory goes through __ldg / __stwb so that the access width is exactly
-// the one written here (ld.global.nc.v4.f32 / st.global.wb.v4.f32).
-template <int VEC>
-CREDIT_DEVICE void ld_global(float (&v)[VEC], const float* p) {
-  if constexpr (VEC == 4) {
-    const float4 t = __ldg(reinterpret_cast<const float4*>(p));
-    v[0] = t.x;
-    v[1] = t.y;
-    v[2] = t.z;
-    v[3] = t.w;
-  } else {
-    v[0] = __ldg(p);
-  }
-}
 // Byte elements (i8, u8, bool) as values, from their bits.
 template <class T>
 struct Byte;
 template <>
 struct Byte<int8_t> {
   CREDIT_DEVICE static float to_f32(unsigned b) { return static_cast<float>(static_cast<int8_t>(b & 0xFFu)); }
-  CREDIT_DEVICE static unsigned from_f32(float a) { return static_cast<unsigned>(static_cast<int>(a)) & 0xFFu; }
 };
 template <>
 struct Byte<uint8_t> {
   CREDIT_DEVICE static float to_f32(unsigned b) { return static_cast<float>(b & 0xFFu); }
-  CREDIT_DEVICE static unsigned from_f32(float a) { return static_cast<unsigned>(a) & 0xFFu; }
 };
 template <>
 struct Byte<bool> {
   CREDIT_DEVICE static float to_f32(unsigned b) { return (b & 0xFFu) != 0u ? 1.0f : 0.0f; }
-  CREDIT_DEVICE static unsigned from_f32(float a) { return a != 0.0f ? 1u : 0u; }
 };
 // Four byte elements in one word (little-endian: element 0 in the low byte).
 template <class T>
 CREDIT_DEVICE void unpack4_bytes(float (&v)[4], unsigned w) {
 #pragma unroll
   for (int k = 0; k < 4; ++k) v[k] = Byte<T>::to_f32(w >> (8 * k));
-}
-template <class T>
-CREDIT_DEVICE unsigned pack4_bytes(const float (&v)[4]) {
-  return Byte<T>::from_f32(v[0]) | Byte<T>::from_f32(v[1]) << 8 | Byte<T>::from_f32(v[2]) << 16 |
-         Byte<T>::from_f32(v[3]) << 24;
-}
-// i8, u8 and bool inputs: one 4-byte load for VEC = 4.
-template <int VEC, class T>
-CREDIT_DEVICE void ld_global_bytes(float (&v)[VEC], const T* p) {
-  if constexpr (VEC == 4) {
-    unpack4_bytes<T>(v, __ldg(reinterpret_cast<const unsigned*>(p)));
-  } else {
-    v[0] = Byte<T>::to_f32(__ldg(reinterpret_cast<const unsigned char*>(p)));
-  }
-}
-template <int VEC>
-CREDIT_DEVICE void ld_global(float (&v)[VEC], const int8_t* p) {
-  ld_global_bytes(v, p);
-}
-template <int VEC>
-CREDIT_DEVICE void ld_global(float (&v)[VEC], const uint8_t* p) {
-  ld_global_bytes(v, p);
-}
-template <int VEC>
-CREDIT_DEVICE void ld_global(float (&v)[VEC], const bool* p) {
-  ld_global_bytes(v, p);
-}
-template <int VEC, class T>
-CREDIT_DEVICE void ld_global16(float (&v)[VEC], const T* p) {
-  if constexpr (VEC == 4) {  // one 8-byte load
-    const uint2 t = __ldg(reinterpret_cast<const uint2*>(p));
-    unpack4<T>(v, t.x, t.y);
-  } else {
-    v[0] = Bits16<T>::to_f32(__ldg(reinterpret_cast<const unsigned short*>(p)));
-  }
-}
-template <int VEC>
-CREDIT_DEVICE void ld_global(float (&v)[VEC], const __nv_bfloat16* p) {
-  ld_global16(v, p);
-}
-template <int VEC>
-CREDIT_DEVICE void ld_global(float (&v)[VEC], const __half* p) {
-  ld_global16(v, p);
 }
 // 16 bytes where `pred` holds, else zeros: one predicated ld.global.nc.v4 (no
 // branch), so that a run of them stays a run of loads in flight together.
@@ -282,7 +222,8 @@ CREDIT_DEVICE void decode_all(float (&v)[VEC], const unsigned (&w)[VEC]) {
 #pragma unroll
   for (int vi = 0; vi < VEC; ++vi) v[vi] = decode<T>(w, vi);
 }
-// Global memory: one 16-, 8- or 4-byte access for VEC = 4 (as ld_global).
+// Global memory goes through __ldg (and st_global through __stwb) so that the access
+// width is exactly the one written here: one 16-, 8- or 4-byte access for VEC = 4.
 template <int VEC, class T>
 CREDIT_DEVICE void ld_global_words(unsigned (&w)[VEC], const T* p) {
   if constexpr (VEC == 4 && sizeof(T) == 4) {
@@ -303,7 +244,12 @@ CREDIT_DEVICE void ld_global_words(unsigned (&w)[VEC], const T* p) {
     w[0] = __ldg(reinterpret_cast<const unsigned char*>(p));
   }
 }
-// The kept slice in SMEM, kAlign as for ld_smem.
+// The kept slice in this CTA's SMEM, in its storage type. kAlign is the alignment
+// (bytes) of the slice's start: 16 where the bytes of the arrays before it are a
+// multiple of 4 per element, 8 after an odd number of 16-bit arrays, 4 after a
+// byte array (slices are multiples of 4 elements). VEC = 4 accesses are as wide as
+// that allows: f32 one v4 access, two v2 or four scalar ones; bf16 and f16 one
+// 8-byte access or two 4-byte ones; bytes one 4-byte access. VEC = 1: one element.
 template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void ld_smem_words(unsigned (&w)[VEC], const T* p) {
   if constexpr (VEC == 4 && sizeof(T) == 4 && kAlign >= 16) {
@@ -348,6 +294,13 @@ CREDIT_DEVICE void st_smem_words(T* p, const unsigned (&w)[VEC]) {
     *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[0]);
   }
 }
+// VEC elements as floats.
+template <int VEC, class T>
+CREDIT_DEVICE void ld_global(float (&v)[VEC], const T* p) {
+  unsigned w[VEC];
+  ld_global_words(w, p);
+  decode_all<T>(v, w);
+}
 
 // Registers to registers (the register forms' rows).
 template <int VEC>
@@ -356,116 +309,13 @@ CREDIT_DEVICE void copy(float (&dst)[VEC], const float (&src)[VEC]) {
   for (int i = 0; i < VEC; ++i) dst[i] = src[i];
 }
 
-// The kept slice in this CTA's SMEM, in its storage type. kAlign is the alignment
-// (bytes) of the slice's start: 16 where the bytes of the arrays before it are a
-// multiple of 4 per element, 8 after an odd number of 16-bit arrays, 4 after a
-// byte array (slices are multiples of 4 elements). VEC = 4 accesses are as wide as
-// that allows: f32 one v4 access, two v2 or four scalar ones; bf16 and f16 one
-// 8-byte access or two 4-byte ones; bytes one 4-byte access. VEC = 1: one element.
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void ld_smem(float (&v)[VEC], const float* p) {
-  if constexpr (VEC == 4 && kAlign >= 16) {
-    const float4 t = *reinterpret_cast<const float4*>(p);
-    v[0] = t.x;
-    v[1] = t.y;
-    v[2] = t.z;
-    v[3] = t.w;
-  } else if constexpr (VEC == 4 && kAlign == 8) {
-    const float2 a = reinterpret_cast<const float2*>(p)[0], b = reinterpret_cast<const float2*>(p)[1];
-    v[0] = a.x;
-    v[1] = a.y;
-    v[2] = b.x;
-    v[3] = b.y;
-  } else {
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) v[k] = p[k];
-  }
-}
+// Floats into an f32 slice (a materialized T(x)).
 template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void st_smem(float* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4 && kAlign >= 16) {
-    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
-  } else if constexpr (VEC == 4 && kAlign == 8) {
-    reinterpret_cast<float2*>(p)[0] = make_float2(v[0], v[1]);
-    reinterpret_cast<float2*>(p)[1] = make_float2(v[2], v[3]);
-  } else {
+  unsigned w[VEC];
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) p[k] = v[k];
-  }
-}
-template <int VEC, int kAlign, class T>
-CREDIT_DEVICE void ld_smem16(float (&v)[VEC], const T* p) {
-  if constexpr (VEC == 4 && kAlign >= 8) {
-    const uint2 t = *reinterpret_cast<const uint2*>(p);
-    unpack4<T>(v, t.x, t.y);
-  } else if constexpr (VEC == 4) {
-    const unsigned* w = reinterpret_cast<const unsigned*>(p);
-    unpack4<T>(v, w[0], w[1]);
-  } else {
-    v[0] = Bits16<T>::to_f32(*reinterpret_cast<const unsigned short*>(p));
-  }
-}
-template <int VEC, int kAlign, class T>
-CREDIT_DEVICE void st_smem16(T* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4 && kAlign >= 8) {
-    *reinterpret_cast<uint2*>(p) = pack4<T>(v);
-  } else if constexpr (VEC == 4) {
-    const uint2 t = pack4<T>(v);
-    reinterpret_cast<unsigned*>(p)[0] = t.x;
-    reinterpret_cast<unsigned*>(p)[1] = t.y;
-  } else {
-    *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(Bits16<T>::from_f32(v[0]));
-  }
-}
-template <int VEC, class T>
-CREDIT_DEVICE void ld_smem_bytes(float (&v)[VEC], const T* p) {
-  if constexpr (VEC == 4) unpack4_bytes<T>(v, *reinterpret_cast<const unsigned*>(p));
-  else v[0] = Byte<T>::to_f32(*reinterpret_cast<const unsigned char*>(p));
-}
-template <int VEC, class T>
-CREDIT_DEVICE void st_smem_bytes(T* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4) *reinterpret_cast<unsigned*>(p) = pack4_bytes<T>(v);
-  else *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(Byte<T>::from_f32(v[0]));
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void ld_smem(float (&v)[VEC], const __nv_bfloat16* p) {
-  ld_smem16<VEC, kAlign>(v, p);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void ld_smem(float (&v)[VEC], const __half* p) {
-  ld_smem16<VEC, kAlign>(v, p);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void st_smem(__nv_bfloat16* p, const float (&v)[VEC]) {
-  st_smem16<VEC, kAlign>(p, v);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void st_smem(__half* p, const float (&v)[VEC]) {
-  st_smem16<VEC, kAlign>(p, v);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void ld_smem(float (&v)[VEC], const int8_t* p) {
-  ld_smem_bytes<VEC>(v, p);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void ld_smem(float (&v)[VEC], const uint8_t* p) {
-  ld_smem_bytes<VEC>(v, p);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void ld_smem(float (&v)[VEC], const bool* p) {
-  ld_smem_bytes<VEC>(v, p);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void st_smem(int8_t* p, const float (&v)[VEC]) {
-  st_smem_bytes<VEC>(p, v);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void st_smem(uint8_t* p, const float (&v)[VEC]) {
-  st_smem_bytes<VEC>(p, v);
-}
-template <int VEC, int kAlign = 16>
-CREDIT_DEVICE void st_smem(bool* p, const float (&v)[VEC]) {
-  st_smem_bytes<VEC>(p, v);
+  for (int k = 0; k < VEC; ++k) w[k] = __float_as_uint(v[k]);
+  st_smem_words<VEC, kAlign>(p, w);
 }
 
 }  // namespace device
