@@ -118,6 +118,14 @@ struct Program {
   ~Program() { credit_program_destroy(p); }
 };
 
+// `src` compiled (no cache) into `prog`, which must succeed; its info.
+std::string compiledInfo(const std::string& src, Program& prog) {
+  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
+  INFO(credit_capi_last_error());
+  REQUIRE(rc == 0);
+  return credit_program_info(prog.p);
+}
+
 }  // namespace
 
 TEST_CASE("C API: a generated file compiles without a GPU and describes its workload", "[capi]") {
@@ -192,10 +200,7 @@ TEST_CASE("C API: the reread kernels may run their own workload", "[capi]") {
   src.replace(src.find("\n#if !defined(__CUDACC_RTC__)"), 0,
               "\nCREDIT_CONTROL_KERNEL(credit_layernorm_control_sync, Workload, ControlSync)");
   Program prog;
-  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
-  INFO(credit_capi_last_error());
-  REQUIRE(rc == 0);
-  const std::string info = credit_program_info(prog.p);
+  const std::string info = compiledInfo(src, prog);
   CHECK(info.find("\"threads\": 256, \"wide_threads\": 512, \"stages\": 2, \"reread_threads\": 128, "
                   "\"reread_stages\": 2") != std::string::npos);
 }
@@ -218,10 +223,7 @@ TEST_CASE("C API: bf16 and f16 operands: element sizes and b_keep from the recor
        "\n#if !defined(__CUDACC_RTC__)"}};
   applyEdits(src, edits);
   Program prog;
-  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
-  INFO(credit_capi_last_error());
-  REQUIRE(rc == 0);
-  const std::string info = credit_program_info(prog.p);
+  const std::string info = compiledInfo(src, prog);
   CHECK(info.find("x:in:row:bf16;gamma:in:broadcast:f16") != std::string::npos);
   CHECK(info.find("\"arg_kind\": [0, 1, 1, 0], \"arg_bytes\": [2, 2, 4, 2]") != std::string::npos);
 
@@ -251,10 +253,7 @@ TEST_CASE("C API: byte operands and a runtime param in the record", "[capi]") {
        "x:in:row:f32;gamma:in:broadcast:u8;beta:in:broadcast:f32;y:out:row:f32;temp:in:param:f32"}};
   applyEdits(src, edits);
   Program prog;
-  const int rc = credit_program_create(src.c_str(), "layernorm.cu", "sm_90", "", 0, &prog.p);
-  INFO(credit_capi_last_error());
-  REQUIRE(rc == 0);
-  const std::string info = credit_program_info(prog.p);
+  const std::string info = compiledInfo(src, prog);
   CHECK(info.find("\"num_args\": 4, \"num_params\": 1, \"arg_kind\": [0, 1, 1, 0, 3], "
                   "\"arg_bytes\": [4, 1, 4, 4, 4]") != std::string::npos);
 }
