@@ -191,7 +191,30 @@ TEST_CASE("the choice is the largest dT over every evaluated protocol and P", "[
   // The first-use shortlist: the best ones, within the margin of T_B.
   for (size_t i : p.shortlist)
     CHECK(p.candidates[i].terms.deltaT > -kShortlistMargin * 0.01);
-  CHECK(p.shortlist.size() <= static_cast<size_t>(kShortlist));
+  CHECK(p.shortlist.size() <= static_cast<size_t>(kShortlistMax));
+}
+
+TEST_CASE("the shortlist: the best two, and the best one's protocol at half and twice its P", "[model]") {
+  // Ranked best first: mbarrier 4, sync 4, mbarrier 2, sync 2, mbarrier 8, mbarrier 16.
+  Ranked r{};
+  const int protocol[] = {1, 0, 1, 0, 1, 1}, P[] = {4, 4, 2, 2, 8, 16};
+  const double dT[] = {0.20, 0.19, 0.18, 0.17, 0.05, -0.2};
+  for (int i = 0; i < 6; ++i) {
+    r.protocol[i] = protocol[i];
+    r.P[i] = P[i];
+    r.deltaT[i] = dT[i];
+  }
+  r.count = 6;
+  const double tB = 1.0;  // margin: dT > -0.05
+  CHECK(inShortlist(r, 0, tB));
+  CHECK(inShortlist(r, 1, tB));
+  CHECK(inShortlist(r, 2, tB));   // mbarrier P = 2: half the best's P
+  CHECK(!inShortlist(r, 3, tB));  // sync P = 2: third best, another protocol
+  CHECK(inShortlist(r, 4, tB));   // mbarrier P = 8: twice the best's P, far below it but within the margin
+  CHECK(!inShortlist(r, 5, tB));  // mbarrier P = 16: not a neighbour
+  CHECK(!inShortlist(r, 6, tB));  // past the end
+  r.deltaT[4] = -0.06;            // the neighbour below the margin
+  CHECK(!inShortlist(r, 4, tB));
 }
 
 TEST_CASE("only Eq. 3-legal cluster sizes are candidates", "[model]") {

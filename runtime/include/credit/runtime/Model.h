@@ -346,13 +346,18 @@ inline Ranked rankCandidates(const Kernel& k, const Device& d, long long M, long
   return r;
 }
 
-// The first-use shortlist (measure mode): at most kShortlist of the best candidates
-// whose dT exceeds -kShortlistMargin * T_B are timed, and the fastest of them and the
-// baseline runs. The margin covers the error of the terms near a tie.
+// The first-use shortlist (measure mode), among the candidates whose dT exceeds
+// -kShortlistMargin * T_B: the best kShortlist, and the best one's protocol at half and
+// twice its P. The margin covers the error of the terms near a tie; the neighbours
+// cover the control grid's fit, whose error across cluster sizes is larger than the
+// gap between adjacent ones (a form with twice the CTAs per SM can win by a few percent).
 inline constexpr int kShortlist = 2;
+inline constexpr int kShortlistMax = kShortlist + 2;  // with the two neighbours
 inline constexpr double kShortlistMargin = 0.05;
 inline bool inShortlist(const Ranked& r, int i, double tBMs) {
-  return i < r.count && i < kShortlist && r.deltaT[i] > -kShortlistMargin * tBMs;
+  if (i >= r.count || !(r.deltaT[i] > -kShortlistMargin * tBMs)) return false;
+  const bool neighbour = r.protocol[i] == r.protocol[0] && (r.P[i] == 2 * r.P[0] || 2 * r.P[i] == r.P[0]);
+  return i < kShortlist || neighbour;
 }
 
 }  // namespace model
