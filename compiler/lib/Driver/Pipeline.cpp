@@ -110,6 +110,7 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
     analysis.N = options.N;
     analysis.threads = options.threads;
     analysis.variants = options.variants;
+    analysis.onePassReread = options.onePassReread;
     mlir::credit::buildAnalysisPipeline(pm, analysis);
   }
   if (failed(pm.run(*moduleOp)))
@@ -135,7 +136,7 @@ mlir::credit::KernelOp credit::rereadStagesOf(Compilation *fused, mlir::credit::
   if (!fused || !kernel)
     return nullptr;
   // A fused kernel with all its statistics in one pass and no h reading the row is
-  // rejected (one-pass) and has no schedule: the reread kernels keep the source's stages.
+  // rejected (one-pass) but scheduled for its reread forms: they stream the row once.
   for (mlir::credit::KernelOp k : fused->kernels())
     if (k.getSymName() == kernel.getSymName())
       return numStages(k) < numStages(kernel) && mlir::credit::hasSchedule(k) ? k : nullptr;
@@ -149,6 +150,7 @@ std::unique_ptr<Compilation> credit::compileRereadStages(Compilation &c, const P
       llvm::MemoryBuffer::getMemBufferCopy(c.sourceText(), c.bufferName()), llvm::nulls());
   PipelineOptions o = options;
   o.onlineStatistics = true;
+  o.onePassReread = true;
   if (fused->run(o) != Compilation::Ok)
     return nullptr;
   for (mlir::credit::KernelOp k : c.kernels())

@@ -161,15 +161,16 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
   if (!profile.derived.empty())
     p.notes.push_back("the profile was derived, not measured by credit-calibrate: " + profile.derived);
 
-  // The non-clustered kernel T_B timed: staged where Eq. 3 allows P = 1.
+  // The non-clustered kernel T_B timed: staged where Eq. 3 allows P = 1, unless the
+  // reread kernel reads each input once (Model.h, stagedIsBaseline).
   const bool stagedLegal = facts.stagedLegal();
   p.baselineAuto = query.baseline == BaselineKind::Auto;
   if (query.baseline == BaselineKind::Staged && !stagedLegal)
     return err(formatv("the staged kernel is not legal at N = {0} (Eq. 3, P = 1)", query.N).str());
   p.baselineKernel = query.baseline == BaselineKind::Reread   ? "reread"
                      : query.baseline == BaselineKind::Staged ? "staged"
-                     : stagedLegal                            ? "staged"
-                                                              : "reread";
+                     : stagedIsBaseline(k.traffic, stagedLegal, true) ? "staged"
+                                                                      : "reread";
   const bool staged = p.baselineKernel == "staged";
   if (query.tBMs == 0) {
     p.query.tBMs = predictedBaselineMs(k, d, query.M, query.N, staged);

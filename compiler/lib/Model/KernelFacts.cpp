@@ -28,7 +28,9 @@ Expected<KernelFacts> credit::model::kernelFacts(cr::KernelOp kernel) {
   f.category = c->category;
   f.reason = c->reason;
   f.accepted = c->category == "accepted";
-  if (!f.accepted)
+  // A rejected kernel has no figures, except a one-pass kernel scheduled for its
+  // reread forms (the reread kernel's own stages).
+  if (!f.accepted && !cr::hasSchedule(kernel))
     return f;
 
   mlir::FailureOr<cr::Traffic> t = cr::readTraffic(kernel);

@@ -32,7 +32,8 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
                 p.deviceName, p.profilePath, p.sms, p.smClockMHz, p.smemReadBpc, p.smemWriteBpc);
   os << formatv("baseline: {0} kernel{1}, T_B = {2:F4} ms{3}\n", p.baselineKernel,
                 p.baselineAuto ? (p.baselineKernel == "staged" ? " (selected: Eq. 3 allows P = 1)"
-                                                              : " (selected: the row does not fit one CTA)")
+                                  : p.bReread == 0 ? " (selected: it reads each input once)"
+                                                   : " (selected: the row does not fit one CTA)")
                                : "",
                 q.tBMs, p.tBPredicted ? " (predicted)" : "");
   const bool staged = p.baselineKernel == "staged";

@@ -43,6 +43,9 @@ struct PipelineOptions {
   /// fused pass saves a pass over the row but costs an exp per element more
   /// where the row is kept on chip, which is where the dispatch runs.
   bool onlineStatistics = false;
+  /// Schedule a kernel rejected as one-pass for its reread forms alone (the reread
+  /// kernel's own stages, compileRereadStages).
+  bool onePassReread = false;
 };
 
 /// Where a max / sum-of-exp stage pair is fused into one online statistic

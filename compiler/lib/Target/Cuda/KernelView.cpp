@@ -211,7 +211,9 @@ FailureOr<std::unique_ptr<KernelView>> buildKernelView(cr::KernelOp kernel,
   if (failed(schedule))
     return mlir::failure();
   v->schedule = std::move(*schedule);
-  if (v->schedule.kept.empty())
+  // Only a one-pass kernel's reread forms keep nothing (compileRereadStages).
+  const bool rereadOnly = llvm::all_of(v->schedule.forms, [](cr::Form f) { return f == cr::Form::Reread; });
+  if (v->schedule.kept.empty() && !rereadOnly)
     return kernel.emitError("cannot generate CUDA: the schedule keeps no input on chip (the row "
                             "kernels need one; an accepted kernel has one)");
   FailureOr<cr::Barriers> barriers = cr::readBarriers(kernel);

@@ -136,17 +136,22 @@ void WorkloadPrinter::printConstants() {
   for (size_t p = 0; p <= L; ++p)
     os << (p ? ", " : "") << (p < s.passes.size() ? bits(s.passes[p].reads, k.inputs.size()) : "0");
   os << "};\n";
-  os << "static constexpr int kNumKept = " << s.kept.size() << ";\n";
+  os << "static constexpr int kNumKept = " << s.kept.size() << ";"
+     << (s.kept.empty() ? "  // a one-pass kernel: its reread forms only (the arrays: one unread entry)" : "")
+     << "\n";
+  // Extent 1 where nothing is kept: C++ has no zero-length arrays.
+  const char *extent = s.kept.empty() ? "[1]" : "[kNumKept]";
   auto keptArray = [&](llvm::StringRef name, auto value) {
-    os << "static constexpr int " << name << "[kNumKept] = {";
+    os << "static constexpr int " << name << extent << " = {";
     for (size_t i = 0; i < s.kept.size(); ++i)
       os << (i ? ", " : "") << value(i);
-    os << "};\n";
+    os << (s.kept.empty() ? "-1" : "") << "};\n";
   };
   keptArray("kKept", [&](size_t i) { return static_cast<int>(s.kept[i]); });
   keptArray("kSmemSlot", [&](size_t i) { return static_cast<int>(s.smemSlot[i]); });
   // kMaterialize and kPartialDrop say in a comment what they do, aligned.
-  std::string materialize = "static constexpr int kMaterialize[kNumKept] = {";
+  std::string materialize = std::string("static constexpr int kMaterialize") + extent + " = {" +
+                            (s.kept.empty() ? "-1" : "");
   std::string materializeNote;
   for (size_t i = 0; i < s.kept.size(); ++i) {
     const cr::Materialization *m = s.materializationOf(s.kept[i]);

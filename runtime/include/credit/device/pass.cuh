@@ -19,19 +19,22 @@
 namespace credit {
 namespace device {
 
-// One element of pass p, as the workload's pass() sees it (workload.cuh).
-template <class K, int p, class Acc>
+// One element of pass p, as the workload's pass() sees it (workload.cuh). A stage
+// with an online statistic runs the batch twice (batch()): kPivots, where only the
+// pivots count (their max into `base`), then with `base` the rebased max.
+template <class K, int p, class Acc, bool kPivots = false>
 struct Element {
   using W = typename K::W;
   using C = Contract<W>;
   unsigned (&v)[K::NI][K::kUnroll][K::VEC];  // raw words (memory.cuh), decoded by in()
   Acc& acc;
-  float (&t)[K::NK][K::VEC];
+  float (&t)[K::NKA][K::VEC];
   float (&of)[K::NO][K::VEC];
   int8_t (&oi)[K::NO][K::VEC];
   const typename K::Registers& regs;
   int it, u, vi;
   float col;  // the element's column in the row, as f32 (exact below 2^24 columns)
+  Acc& base;  // online statistics: the batch's pivot max (kPivots), else the max the sums are relative to
 
   // The source's `i`.
   CREDIT_DEVICE float index() const { return col; }
@@ -47,7 +50,7 @@ struct Element {
   CREDIT_DEVICE void add(float g) const {
     static_assert(p < C::kH && j < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
     static_assert(!isSumExp(W::kReduce[C::qOffset(p) + j]), "an online statistic takes add_sumexp");
-    acc[j] = combine<W::kReduce[C::qOffset(p) + j]>(acc[j], g);
+    if constexpr (!kPivots) acc[j] = combine<W::kReduce[C::qOffset(p) + j]>(acc[j], g);
   }
   // Pivot p and weights w_1..w_k into the online statistic at j (kReduce: SumExpMax
   // at j, then exactly k SumExpSum).
@@ -58,12 +61,14 @@ struct Element {
     static_assert(W::kReduce[C::qOffset(p) + j] == Reduce::SumExpMax && C::sumexpSums(p, j) == k,
                   "an online statistic (SumExpMax) with one weight per sum (SumExpSum)");
     const float ws[] = {static_cast<float>(w)...};
-    sumexp_add<j, W::kFastMath>(Indices<k>{}, acc, pivot, ws);
+    if constexpr (kPivots) base[j] = fmaxf(base[j], pivot);
+    else sumexp_add_rebased<j, W::kFastMath>(Indices<k>{}, acc, base[j], pivot, ws);
   }
   template <int j, class V>
   CREDIT_DEVICE void out(V x) const {
     static_assert(p == C::kH && C::isRowOutput(j), "h sets the row outputs");
-    if constexpr (W::kOutputs[j].elem == Elem::I8) {
+    if constexpr (kPivots) {
+    } else if constexpr (W::kOutputs[j].elem == Elem::I8) {
       static_assert(IsSame<V, int8_t>::value, "an i8 output takes the converted value (f32_to_i8)");
       oi[j][vi] = x;
     } else {  // f32, bf16, f16: held as f32; bf16 and f16 round at the store
@@ -74,7 +79,7 @@ struct Element {
   CREDIT_DEVICE void keep(float x) const {
     static_assert(C::keptPos(i) >= 0 && W::kMaterialize[C::keptPos(i) >= 0 ? C::keptPos(i) : 0] == p,
                   "the pass that materializes T over this kept input (kMaterialize)");
-    t[C::keptPos(i)][vi] = x;
+    if constexpr (!kPivots) t[C::keptPos(i)][vi] = x;
   }
   // Whether in<i>() already is T(x): read after the materializing pass from the kept copy.
   template <int i>
@@ -97,8 +102,18 @@ template <class K, class OF, class OI, int... J>
 CREDIT_DEVICE void store_outputs(IntSeq<J...>, K& k, const OF& of, const OI& oi, unsigned off) {
   (store_output<J>(k, of, oi, off), ...);
 }
+// The online statistics of stage p, after their batch's pivots: m raised to the
+// batch max, the sums rescaled (reduce.cuh, sumexp_rebase).
+template <int p, class W, int Q, int... J>
+CREDIT_DEVICE void rebase(IntSeq<J...>, float (&acc)[Q], float (&base)[Q]) {
+  using C = Contract<W>;
+  ((W::kReduce[C::qOffset(p) + J] == Reduce::SumExpMax
+        ? sumexp_rebase<J, Q, C::sumexpSums(p, J)>(acc, base, base[J])
+        : void()),
+   ...);
+}
 template <class K, int... KP>
-CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, unsigned char* (&at)[K::NK], bool piece1) {
+CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, unsigned char* (&at)[K::NKA], bool piece1) {
   ((at[KP] = piece1 ? k.kept_smem_p1[KP] : k.kept_smem[KP]), ...);
 }
 }  // namespace detail
@@ -108,7 +123,7 @@ template <int p, class K, class Acc>
 CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned base, int it, unsigned cend,
                          bool piece1, unsigned pbase) {
   constexpr int U = K::kUnroll, VEC = K::VEC;
-  unsigned char* at[K::NK];
+  unsigned char* at[K::NKA];
   detail::pieces(Indices<K::NK>{}, k, at, piece1);
   // Zeroed: a batch past the slice's end loads only its first positions, and an
   // unloaded (undefined) element lets the compiler give it the register of another
@@ -121,19 +136,42 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
     if (off >= cend) break;
     residency::load_all<p>(Indices<K::NI>{}, k, v, u, off, at, pbase);
   }
+  // An online statistic: the batch's pivots first (one rescale per batch, not per
+  // element); the second sweep below adds the sums relative to the new max.
+  Acc rebased;
+  if constexpr (Contract<typename K::W>::hasSumExp(p)) {
+    constexpr int Q = sizeof(Acc) / sizeof(float);
+#pragma unroll
+    for (int j = 0; j < Q; ++j) rebased[j] = __int_as_float(0xff800000);  // -INFINITY
+    float t[K::NKA][VEC];
+    float of[K::NO][VEC];
+    int8_t oi[K::NO][VEC];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const unsigned off = base + u * VEC * K::kThreads;
+      if (off >= cend) break;
+#pragma unroll
+      for (int vi = 0; vi < VEC; ++vi) {
+        const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
+        Element<K, p, Acc, true> e{v, acc, t, of, oi, k.regs, it, u, vi, col, rebased};
+        K::W::pass(Pass<p>{}, e, row);
+      }
+    }
+    detail::rebase<p, typename K::W>(Indices<Q>{}, acc, rebased);
+  }
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const unsigned off = base + u * VEC * K::kThreads;
     if (off >= cend) break;
     residency::retain_all<p>(Indices<K::NI>{}, k, v, it, u, off, at, pbase);
-    float t[K::NK][VEC];
+    float t[K::NKA][VEC];
     float of[K::NO][VEC];
     int8_t oi[K::NO][VEC];
 #pragma unroll
     for (int vi = 0; vi < VEC; ++vi) {
       // One conversion per batch position: the VEC columns differ by vi, exactly in f32.
       const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
-      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi, col};
+      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi, col, rebased};
       K::W::pass(Pass<p>{}, e, row);
     }
     residency::materialize_all<p>(Indices<K::NK>{}, k, t, it, u, off, at, pbase);

@@ -46,17 +46,29 @@ CREDIT_DEVICE float sumexp_exp(float d) {
   else return expf(d);
 }
 
-// One element into the group at acc[J] (m) and acc[J + 1 + i] (s_i): with the
-// running max m, t = exp(-|p - m|) (1 where p == m, which keeps infinities out of
-// p - m); a larger p rescales the sums by t and becomes m, any other p adds w_i * t.
-// One exponential per element and no branch.
-template <int J, bool kFast, int Q, int... I>
-CREDIT_DEVICE void sumexp_add(IntSeq<I...>, float (&acc)[Q], float p, const float (&w)[sizeof...(I)]) {
+// The elements of a batch into the group at acc[J] (m) and acc[J + 1 + i] (s_i): the
+// batch's pivots first raise m to their max (sumexp_rebase, one exponential per group
+// and batch, rescaling the sums), then each element adds w_i * exp(p - m) with m
+// fixed (sumexp_add_rebased: one exponential per element, no compare or select).
+// `base` is m, or 0 while m is -inf (every pivot so far -inf: their exp(p - 0) is 0,
+// where p - m would be NaN). A NaN pivot is ignored by the max and makes the sums
+// NaN; an infinite m makes them NaN in finish_sumexp, as above.
+template <int J, int Q, int K>
+CREDIT_DEVICE void sumexp_rebase(float (&acc)[Q], float (&base)[Q], float batch_max) {
   const float m = acc[J];
-  const bool up = p > m;
-  const float t = p == m ? 1.0f : sumexp_exp<kFast>(-fabsf(p - m));
-  ((acc[J + 1 + I] = up ? fmaf(acc[J + 1 + I], t, w[I]) : fmaf(w[I], t, acc[J + 1 + I])), ...);
-  acc[J] = up ? p : m;
+  if (batch_max > m) {
+    const float c = expf(m - batch_max);  // 0 where m is -inf
+#pragma unroll
+    for (int i = 0; i < K; ++i) acc[J + 1 + i] *= c;
+    acc[J] = batch_max;
+  }
+  base[J] = acc[J] == __int_as_float(0xff800000) ? 0.0f : acc[J];
+}
+template <int J, bool kFast, int Q, int... I>
+CREDIT_DEVICE void sumexp_add_rebased(IntSeq<I...>, float (&acc)[Q], float base, float p,
+                                      const float (&w)[sizeof...(I)]) {
+  const float t = sumexp_exp<kFast>(p - base);
+  ((acc[J + 1 + I] += w[I] * t), ...);  // contracted: a weight of 1 folds into exp's last multiply
 }
 
 // Group (m1, s1[]) (+) (m2, s2[]) into (m1, s1[]). Commutative bit for bit: the max

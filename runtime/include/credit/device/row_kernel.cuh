@@ -61,6 +61,7 @@ struct RowKernel {
   static constexpr int VEC = Pol::VEC, kThreads = Pol::kThreads, kWarps = kThreads / 32;
   static constexpr int RPT = Pol::RPT, PIECES = Pol::PIECES;
   static constexpr int NI = C::kNumInputs, NO = C::kNumOutputs, NK = C::kNumKept, L = C::kStages;
+  static constexpr int NKA = C::kKeptExtent;  // array extent over the kept inputs (>= 1)
   static constexpr bool kControl = Pol::kResidency == Residency::None;
   static constexpr bool kCluster = Pol::kExchange != Exchange::None;
   static constexpr bool kPersistent = Pol::kResidency == Residency::Ring;
@@ -94,6 +95,8 @@ struct RowKernel {
   static constexpr int kRingCopies = static_cast<int>(numKeptArrays(geometry)) * PIECES;  // C, copies a row
   static constexpr int kPiece1Sweep = PIECES > 1 ? kPersistentMaxUnroll / kUnroll : kRegIters;
   static constexpr bool kHasH = W::kReads[C::kH] != 0u || C::rowOutputs() != 0u;
+  static_assert(NK >= 1 || Pol::kResidency == Residency::Reread,
+                "a workload that keeps no input (a one-pass kernel) runs the reread forms only");
 
   CREDIT_HD static constexpr bool keep(int kp) { return kRetain && !(kPartial && kp == W::kPartialDrop); }
   CREDIT_HD static constexpr bool bulk(int kp) { return kBulk && keep(kp); }
@@ -138,14 +141,14 @@ struct RowKernel {
   // Registers indexed by sweep and batch position: an object of their own, so that
   // the kernel's other state is promoted to registers before the sweeps are unrolled.
   struct Registers {
-    float kept[NK][kRegs ? kRegIters : 1][kUnroll][VEC];                 // the register forms' slices
+    float kept[NKA][kRegs ? kRegIters : 1][kUnroll][VEC];                 // the register forms' slices
     float h[NI][(kPrefetchH || kPersistent) ? kRegIters : 1][kUnroll][VEC];  // inputs only h reads, loaded early
   };
   Registers& regs;
   const void* in_slice[NI];  // this CTA's slice of each row and broadcast input (row inputs: this row's)
   void* out_slice[NO];
-  unsigned char* kept_smem[NK];     // this row's kept slices (the ring: their first pieces), in their storage type
-  unsigned char* kept_smem_p1[NK];  // the ring: their second pieces
+  unsigned char* kept_smem[NKA];     // this row's kept slices (the ring: their first pieces), in their storage type
+  unsigned char* kept_smem_p1[NKA];  // the ring: their second pieces
   float N_f;
   long long row_base;  // row * N + begin: this CTA's slice of the row
 

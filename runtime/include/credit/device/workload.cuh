@@ -135,6 +135,8 @@ struct Contract {
   static constexpr int kNumInputs = static_cast<int>(sizeof(W::kInputs) / sizeof(Operand));
   static constexpr int kNumOutputs = static_cast<int>(sizeof(W::kOutputs) / sizeof(Operand));
   static constexpr int kNumKept = W::kNumKept;
+  // The extent of arrays over the kept inputs: C++ device code has no zero-length arrays.
+  static constexpr int kKeptExtent = kNumKept > 0 ? kNumKept : 1;
   static constexpr int kNumParams = NumParams<W>::value;
 
   CREDIT_HD static constexpr Kind inputKind(int i) { return W::kInputs[i].kind; }
@@ -154,6 +156,12 @@ struct Contract {
   CREDIT_HD static constexpr int sumexpSums(int l, int j, int k = 1) {
     return j + k < W::kQ[l] && W::kReduce[qOffset(l) + j + k] == Reduce::SumExpSum ? sumexpSums(l, j, k + 1)
                                                                                     : k - 1;
+  }
+
+  // Whether pass p is a stage with an online statistic (kReduce: SumExpMax).
+  CREDIT_HD static constexpr bool hasSumExp(int p, int j = 0) {
+    return p < kStages && j < W::kQ[p < kStages ? p : 0] &&
+           (W::kReduce[qOffset(p) + j] == Reduce::SumExpMax || hasSumExp(p, j + 1));
   }
 
   // Inputs by the passes that read them.
@@ -257,7 +265,7 @@ struct Contract {
   static_assert(kNumInputs >= 1 && kNumInputs <= 32, "1 to 32 inputs (read masks are 32-bit)");
   static_assert(kNumOutputs >= 1 && kNumOutputs <= 32, "1 to 32 outputs");
   static_assert(kNumParams >= 0 && kNumInputs + kNumOutputs + kNumParams <= 32, "at most 32 arguments");
-  static_assert(kNumKept >= 1, "an accepted workload keeps at least one input");
+  static_assert(kNumKept >= 0, "kNumKept: the kept inputs (0: a one-pass kernel, its reread forms only)");
   static_assert(readsValid(), "kReads names an input that does not exist");
   static_assert(inputsValid(), "inputs: f32, bf16, f16, i8, u8 or bool per element; per-row inputs f32, i32 or i64");
   static_assert(outputsValid(), "outputs: row or per-row; per-row outputs f32 or i8");

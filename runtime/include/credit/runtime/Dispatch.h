@@ -150,8 +150,10 @@ inline bool hasCluster(const Dispatch& d) { return hasForm(*d.workload, Form::Cl
 // The kernel T_B times: staged where generated and Eq. 3 allows P = 1 on this device,
 // else reread (the paper's "selected non-DSMEM path"); -1: neither.
 inline int baselineFor(const Dispatch& d, long long N, long long optin) {
-  if (hasForm(*d.workload, Form::Staged) && isLegal(d.workload->geometry, N, 1, Protocol::Sync, optin)) return 1;
-  return hasForm(*d.workload, Form::Reread) ? 0 : -1;
+  const bool reread = hasForm(*d.workload, Form::Reread);
+  const bool staged = hasForm(*d.workload, Form::Staged) && isLegal(d.workload->geometry, N, 1, Protocol::Sync, optin);
+  if (model::stagedIsBaseline(d.profile->traffic, staged, reread)) return 1;
+  return reread ? 0 : -1;
 }
 
 // The schedule as the model sees it.

@@ -107,6 +107,12 @@ inline constexpr long long baselineRereadBytes(const Traffic& t) {
 }
 // Bytes per element every schedule moves once (the staged kernel's).
 inline constexpr long long compulsoryBytes(const Traffic& t) { return t.baseline - baselineRereadBytes(t); }
+// Whether T_B is the staged kernel's: where Eq. 3 allows P = 1, unless the reread
+// kernel reads each input once (its own stages are one pass: a one-pass kernel's
+// online statistic), which then moves the same bytes without the SMEM round trip.
+inline constexpr bool stagedIsBaseline(const Traffic& t, bool stagedLegal, bool hasReread) {
+  return stagedLegal && !(hasReread && baselineRereadBytes(t) == 0);
+}
 
 struct Kernel {
   Traffic traffic;

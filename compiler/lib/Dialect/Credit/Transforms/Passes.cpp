@@ -47,6 +47,7 @@ void mlir::credit::buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipeli
   schedule.threads = opts.threads;
   std::vector<std::string> variants(opts.variants.begin(), opts.variants.end());
   schedule.variants = variants; // copied by the pass
+  schedule.onePassReread = opts.onePassReread;
   kpm.addPass(createCreditSchedule(schedule));
 }
 

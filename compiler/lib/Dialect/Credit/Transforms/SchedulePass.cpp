@@ -33,7 +33,10 @@ struct CreditSchedulePass : public mlir::credit::impl::CreditScheduleBase<Credit
     kernel->removeAttr("credit.schedule");
     if (auto c = kernel->getAttrOfType<DictionaryAttr>("credit.classification")) {
       auto category = c.getAs<StringAttr>("category");
-      if (!category || category.getValue() != "accepted") {
+      const bool onePass = category && category.getValue() == "one-pass";
+      if (onePass && onePassReread) {
+        *subset = VariantSet{false, false, true, false};
+      } else if (!category || category.getValue() != "accepted") {
         markAllAnalysesPreserved();
         return;
       }

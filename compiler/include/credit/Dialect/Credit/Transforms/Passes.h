@@ -37,6 +37,9 @@ struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOpti
   ListOption<std::string> variants{
       *this, "variants",
       llvm::cl::desc("Kernel families the schedule lists: cluster, staged, reread, control (default all)")};
+  Option<bool> onePassReread{*this, "one-pass-reread",
+                             llvm::cl::desc("Also schedule a kernel rejected as one-pass, its reread forms only"),
+                             llvm::cl::init(false)};
 };
 
 /// canonicalize, cse, canonicalize: what `--emit=mlir` prints after.

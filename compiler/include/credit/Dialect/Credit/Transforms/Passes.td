@@ -124,6 +124,9 @@ def CreditSchedule : Pass<"credit-schedule", "::mlir::credit::KernelOp"> {
     ListOption<"variants", "variants", "std::string",
                "Kernel families whose forms are generated: cluster, staged, "
                "reread, control (default all)">,
+    Option<"onePassReread", "one-pass-reread", "bool", /*default=*/"false",
+           "Also schedule a kernel rejected as one-pass, its reread forms only "
+           "(the reread kernel's own stages: a one-pass kernel streams the row once)">,
   ];
   let dependentDialects = ["::mlir::credit::CreditDialect"];
 }
