@@ -169,7 +169,10 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
     return err(formatv("the staged kernel is not legal at N = {0} (Eq. 3, P = 1)", query.N).str());
   p.baselineKernel = query.baseline == BaselineKind::Reread   ? "reread"
                      : query.baseline == BaselineKind::Staged ? "staged"
-                     : stagedIsBaseline(k.traffic, stagedLegal, true) ? "staged"
+                     : stagedIsBaseline(k.traffic, stagedLegal, true,
+                                        stagedForm(k.geometry, query.N, true, d.smemPerSm, d.smemOptin) ==
+                                            ::credit::StagedForm::Registers)
+                         ? "staged"
                                                                       : "reread";
   const bool staged = p.baselineKernel == "staged";
   if (query.tBMs == 0) {

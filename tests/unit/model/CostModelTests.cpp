@@ -465,3 +465,17 @@ TEST_CASE("credit-calibrate reads generated files and the JIT checks it", "[mode
   CHECK(!calibrate::parseGeneratedSource(cuda, g, err));
   CHECK_THAT(err, Contains("no work-free control kernel"));
 }
+
+TEST_CASE("T_B's kernel: staged where it fits, unless the reread kernel reads each input once", "[model]") {
+  Traffic twoPass{8, 4, 4, 0, 0, 2};  // the reread kernel re-reads 4 B per element
+  CHECK(stagedIsBaseline(twoPass, true, true, false));
+  CHECK(!stagedIsBaseline(twoPass, false, true, false));
+  Traffic onePassReread = twoPass;  // the reread kernel's own stages are one pass
+  onePassReread.baseline = 4;
+  onePassReread.baselineReread = 0;
+  CHECK(!stagedIsBaseline(onePassReread, true, true, false));
+  CHECK(stagedIsBaseline(onePassReread, true, true, true));   // the narrow register form
+  CHECK(stagedIsBaseline(onePassReread, true, false, false));  // no reread kernel generated
+  CHECK(!stagedIsBaseline(onePassReread, false, true, true));
+  CHECK(compulsoryBytes(onePassReread) == 4);
+}
