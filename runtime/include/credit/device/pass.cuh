@@ -104,13 +104,27 @@ CREDIT_DEVICE void store_outputs(IntSeq<J...>, K& k, const OF& of, const OI& oi,
 }
 // The online statistics of stage p, after their batch's pivots: m raised to the
 // batch max, the sums rescaled (reduce.cuh, sumexp_rebase).
+template <int p, class W, int J, int Q>
+CREDIT_DEVICE void rebase_at(float (&acc)[Q], float (&base)[Q]) {
+  using C = Contract<W>;
+  if constexpr (W::kReduce[C::qOffset(p) + J] == Reduce::SumExpMax)
+    sumexp_rebase<J, Q, C::sumexpSums(p, J)>(acc, base, base[J]);
+}
 template <int p, class W, int Q, int... J>
 CREDIT_DEVICE void rebase(IntSeq<J...>, float (&acc)[Q], float (&base)[Q]) {
-  using C = Contract<W>;
-  ((W::kReduce[C::qOffset(p) + J] == Reduce::SumExpMax
-        ? sumexp_rebase<J, Q, C::sumexpSums(p, J)>(acc, base, base[J])
-        : void()),
-   ...);
+  (rebase_at<p, W, J>(acc, base), ...);
+}
+// The workload's pass over the VEC elements of batch position u at `off`.
+template <int p, bool kPivots, class K, class Acc, class V, class T, class OF, class OI>
+CREDIT_DEVICE void elements(K& k, const typename K::W::Row& row, Acc& acc, V& v, T& t, OF& of, OI& oi, int it,
+                            int u, unsigned off, Acc& base) {
+#pragma unroll
+  for (int vi = 0; vi < K::VEC; ++vi) {
+    // One conversion per batch position: the VEC columns differ by vi, exactly in f32.
+    const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
+    Element<K, p, Acc, kPivots> e{v, acc, t, of, oi, k.regs, it, u, vi, col, base};
+    K::W::pass(Pass<p>{}, e, row);
+  }
 }
 template <class K, int... KP>
 CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, unsigned char* (&at)[K::NKA], bool piece1) {
@@ -150,12 +164,7 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
     for (int u = 0; u < U; ++u) {
       const unsigned off = base + u * VEC * K::kThreads;
       if (off >= cend) break;
-#pragma unroll
-      for (int vi = 0; vi < VEC; ++vi) {
-        const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
-        Element<K, p, Acc, true> e{v, acc, t, of, oi, k.regs, it, u, vi, col, rebased};
-        K::W::pass(Pass<p>{}, e, row);
-      }
+      detail::elements<p, true>(k, row, acc, v, t, of, oi, it, u, off, rebased);
     }
     detail::rebase<p, typename K::W>(Indices<Q>{}, acc, rebased);
   }
@@ -167,13 +176,7 @@ CREDIT_DEVICE void batch(K& k, const typename K::W::Row& row, Acc& acc, unsigned
     float t[K::NKA][VEC];
     float of[K::NO][VEC];
     int8_t oi[K::NO][VEC];
-#pragma unroll
-    for (int vi = 0; vi < VEC; ++vi) {
-      // One conversion per batch position: the VEC columns differ by vi, exactly in f32.
-      const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
-      Element<K, p, Acc> e{v, acc, t, of, oi, k.regs, it, u, vi, col, rebased};
-      K::W::pass(Pass<p>{}, e, row);
-    }
+    detail::elements<p, false>(k, row, acc, v, t, of, oi, it, u, off, rebased);
     residency::materialize_all<p>(Indices<K::NK>{}, k, t, it, u, off, at, pbase);
     if constexpr (p == Contract<typename K::W>::kH) detail::store_outputs(Indices<K::NO>{}, k, of, oi, off);
   }
