@@ -167,13 +167,14 @@ Expected<Prediction> credit::model::predict(const KernelFacts &facts, const Devi
   p.baselineAuto = query.baseline == BaselineKind::Auto;
   if (query.baseline == BaselineKind::Staged && !stagedLegal)
     return err(formatv("the staged kernel is not legal at N = {0} (Eq. 3, P = 1)", query.N).str());
+  const bool stagedAuto = stagedIsBaseline(k.traffic, k.geometry, query.N, stagedLegal, true);
   p.baselineKernel = query.baseline == BaselineKind::Reread   ? "reread"
                      : query.baseline == BaselineKind::Staged ? "staged"
-                     : stagedIsBaseline(k.traffic, stagedLegal, true,
-                                        stagedForm(k.geometry, query.N, true, d.smemPerSm, d.smemOptin) ==
-                                            ::credit::StagedForm::Registers)
-                         ? "staged"
-                                                                      : "reread";
+                     : stagedAuto                             ? "staged"
+                                                              : "reread";
+  p.baselineReason = stagedAuto    ? "Eq. 3 allows P = 1"
+                     : stagedLegal ? "it reads each input once"
+                                   : "the row does not fit one CTA";
   const bool staged = p.baselineKernel == "staged";
   if (query.tBMs == 0) {
     p.query.tBMs = predictedBaselineMs(k, d, query.M, query.N, staged);

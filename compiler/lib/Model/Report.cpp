@@ -31,10 +31,7 @@ void credit::model::printPrediction(const Prediction &p, raw_ostream &os) {
                 "B_SMEM^w = {5:F2} B/clk\n",
                 p.deviceName, p.profilePath, p.sms, p.smClockMHz, p.smemReadBpc, p.smemWriteBpc);
   os << formatv("baseline: {0} kernel{1}, T_B = {2:F4} ms{3}\n", p.baselineKernel,
-                p.baselineAuto ? (p.baselineKernel == "staged" ? " (selected: Eq. 3 allows P = 1)"
-                                  : p.bReread == 0 ? " (selected: it reads each input once)"
-                                                   : " (selected: the row does not fit one CTA)")
-                               : "",
+                p.baselineAuto ? " (selected: " + p.baselineReason + ")" : "",
                 q.tBMs, p.tBPredicted ? " (predicted)" : "");
   const bool staged = p.baselineKernel == "staged";
   if (staged) // each input read once: b_B - b_reread

@@ -467,15 +467,19 @@ TEST_CASE("credit-calibrate reads generated files and the JIT checks it", "[mode
 }
 
 TEST_CASE("T_B's kernel: staged where it fits, unless the reread kernel reads each input once", "[model]") {
+  const WorkloadGeometry g{4, 2, 1, 2, 256};  // narrow register form up to N = 16 x 256 = 4096
+  const long long regs = 4096, smem = 16384;
   Traffic twoPass{8, 4, 4, 0, 0, 2};  // the reread kernel re-reads 4 B per element
-  CHECK(stagedIsBaseline(twoPass, true, true, false));
-  CHECK(!stagedIsBaseline(twoPass, false, true, false));
+  CHECK(stagedIsBaseline(twoPass, g, smem, true, true));
+  CHECK(!stagedIsBaseline(twoPass, g, smem, false, true));
   Traffic onePassReread = twoPass;  // the reread kernel's own stages are one pass
   onePassReread.baseline = 4;
   onePassReread.baselineReread = 0;
-  CHECK(!stagedIsBaseline(onePassReread, true, true, false));
-  CHECK(stagedIsBaseline(onePassReread, true, true, true));   // the narrow register form
-  CHECK(stagedIsBaseline(onePassReread, true, false, false));  // no reread kernel generated
-  CHECK(!stagedIsBaseline(onePassReread, false, true, true));
+  CHECK(rereadReadsOnce(onePassReread));
+  CHECK(!rereadReadsOnce(twoPass));
+  CHECK(!stagedIsBaseline(onePassReread, g, smem, true, true));
+  CHECK(stagedIsBaseline(onePassReread, g, regs, true, true));   // the narrow register form
+  CHECK(stagedIsBaseline(onePassReread, g, smem, true, false));  // no reread kernel generated
+  CHECK(!stagedIsBaseline(onePassReread, g, regs, false, true));
   CHECK(compulsoryBytes(onePassReread) == 4);
 }

@@ -178,6 +178,7 @@ struct Prediction {
   bool tBPredicted = false;   // T_B from the copy rate (no timing given)
   std::string baselineKernel; // "reread" or "staged" (T_B's kernel)
   bool baselineAuto = true;
+  std::string baselineReason; // why, where chosen automatically (printed after "selected: ")
   std::string deviceName, profilePath, profileArch, targetArch;
   int sms = 0;
   double smClockMHz = 0, smemReadBpc = 0, smemWriteBpc = 0;

@@ -152,8 +152,7 @@ inline bool hasCluster(const Dispatch& d) { return hasForm(*d.workload, Form::Cl
 inline int baselineFor(const Dispatch& d, long long N, long long optin) {
   const bool reread = hasForm(*d.workload, Form::Reread);
   const bool staged = hasForm(*d.workload, Form::Staged) && isLegal(d.workload->geometry, N, 1, Protocol::Sync, optin);
-  const bool inRegisters = stagedForm(d.workload->geometry, N, true, 0, optin) == StagedForm::Registers;
-  if (model::stagedIsBaseline(d.profile->traffic, staged, reread, inRegisters)) return 1;
+  if (model::stagedIsBaseline(d.profile->traffic, d.workload->geometry, N, staged, reread)) return 1;
   return reread ? 0 : -1;
 }
 

@@ -107,14 +107,19 @@ inline constexpr long long baselineRereadBytes(const Traffic& t) {
 }
 // Bytes per element every schedule moves once (the staged kernel's).
 inline constexpr long long compulsoryBytes(const Traffic& t) { return t.baseline - baselineRereadBytes(t); }
-// Whether T_B is the staged kernel's: where Eq. 3 allows P = 1, unless the reread
-// kernel reads each input once (its own stages are one pass: a one-pass kernel's
-// online statistic), which then moves the same bytes without the SMEM round trip;
-// but not where the staged kernel is the narrow register form (`stagedInRegisters`:
-// no SMEM round trip either, and at rows that short the reread kernel's per-row cost
-// shows: 1.35x its time at N = 4096 on an H200).
-inline constexpr bool stagedIsBaseline(const Traffic& t, bool stagedLegal, bool hasReread, bool stagedInRegisters) {
-  return stagedLegal && (stagedInRegisters || !(hasReread && baselineRereadBytes(t) == 0));
+// Whether the reread kernel reads each input once (its own stages are one pass: a
+// one-pass kernel's online statistic): it then moves the staged kernel's bytes.
+inline constexpr bool rereadReadsOnce(const Traffic& t) { return baselineRereadBytes(t) == 0; }
+// Whether T_B is the staged kernel's (`g`: the narrow forms' geometry): where Eq. 3
+// allows P = 1, unless the reread kernel reads each input once, without the staged
+// kernel's SMEM round trip; but not where the staged kernel is the narrow register
+// form (no SMEM round trip either, and at rows that short the reread kernel's per-row
+// cost shows: 1.35x its time at N = 4096 on an H200).
+inline constexpr bool stagedIsBaseline(const Traffic& t, WorkloadGeometry g, long long N, bool stagedLegal,
+                                       bool hasReread) {
+  // The narrow register form does not depend on the device's SMEM sizes.
+  const bool inRegisters = stagedForm(g, N, true, 0, 0) == StagedForm::Registers;
+  return stagedLegal && (inRegisters || !(hasReread && rereadReadsOnce(t)));
 }
 
 struct Kernel {
