@@ -159,6 +159,12 @@ def ref_cross_entropy_fwd_bf16(x, t):
     return lse - xt, lse
 
 
+def ref_cross_entropy_smoothed_f16(x, t, eps):
+    x = x.double()
+    xt = torch.where(_target_column(x, t), x, torch.zeros_like(x)).sum(-1)  # 0 for an ignored row
+    return torch.logsumexp(x, -1) - (1 - eps) * xt - eps * x.mean(-1)
+
+
 def ref_cross_entropy_bwd_bf16(x, t, g):
     x, g = _f64(x, g)
     onehot = _target_column(x, t).double()
@@ -188,7 +194,7 @@ def ref_layernorm_f16(x, gamma, beta):
 
 
 # The runtime params the tests pass (after the tensors), by kernel.
-PARAM_VALUES = {"softmax_temperature_bf16": {"temperature": 0.7}}
+PARAM_VALUES = {"softmax_temperature_bf16": {"temperature": 0.7}, "cross_entropy_smoothed_f16": {"eps": 0.1}}
 
 
 def param_values(kernel):
@@ -205,6 +211,7 @@ REFERENCES = {
     "softmax_bf16": ref_softmax, "layernorm_bf16": ref_layernorm,
     "masked_layernorm_residual": ref_masked_layernorm_residual, "cross_entropy_fwd_bf16": ref_cross_entropy_fwd_bf16,
     "cross_entropy_bwd_bf16": ref_cross_entropy_bwd_bf16, "masked_softmax_bf16": ref_masked_softmax_bf16,
+    "cross_entropy_smoothed_f16": ref_cross_entropy_smoothed_f16,
 }
 # Inputs that must be positive for the reference to be well conditioned.
 POSITIVE = {("cross_entropy_bwd", "t"), ("wvar_bwd", "w"), ("rmsnorm_bwd_bf16", "rstd")}

@@ -5,6 +5,7 @@
 
 #include "credit/Conversion/ASTToCredit.h"
 #include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
 #include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Lang/Parser.h"
@@ -79,10 +80,11 @@ struct Options {
                        cl::desc("Threads per CTA of the generated kernels: 128, 256 (default), "
                                 "512 or 1024 (changes S_scratch, hence Eq. 3)"),
                        cl::init(256), cl::cat(category)};
-  cl::opt<bool> fastMath{"fast-math",
-                         cl::desc("Element-level exp, log and division through __expf, __logf "
-                                  "and __fdividef (a few ulp; row-level math stays exact)"),
-                         cl::cat(category)};
+  cl::opt<cl::boolOrDefault> fastMath{
+      "fast-math",
+      cl::desc("Element-level exp, log and division through fast_exp, __logf and __fdividef "
+               "(a few ulp; row-level math stays exact); default: on for 16-bit element data"),
+      cl::cat(category)};
   cl::opt<bool> preciseDiv{"precise-div",
                            cl::desc("Keep every per-element division by a row-level value an IEEE "
                                     "division (default: multiply by the row's reciprocal, computed "
@@ -437,7 +439,8 @@ int compileMain(int argc, char **argv) {
     emitOpts.sourceName = displayName;
     emitOpts.sourceText = c.sourceText().str();
     emitOpts.threads = opts.threads;
-    emitOpts.fastMath = opts.fastMath;
+    emitOpts.fastMath = opts.fastMath == cl::BOU_UNSET ? mlir::credit::hasHalfPrecisionElementData(kernel)
+                                                       : opts.fastMath == cl::BOU_TRUE;
     emitOpts.standalone = opts.standalone;
     emitOpts.prefix = opts.prefix;
     emitOpts.rereadKernel = rereadStagesOf(rereadStages.get(), kernel);

@@ -62,7 +62,7 @@ struct Call {
 };
 const Call kCalls[] = {
     {"arith.maxnumf", "fmaxf", "fmaxf", "max"}, {"arith.minnumf", "fminf", "fminf", "min"},
-    {"math.absf", "fabsf", "fabsf", "abs"},     {"math.exp", "expf", "__expf", "exp"},
+    {"math.absf", "fabsf", "fabsf", "abs"},     {"math.exp", "expf", "fast_exp", "exp"},
     {"math.log", "logf", "__logf", "log"},      {"math.sqrt", "sqrtf", "sqrtf", "sqrt"},
     {"math.rsqrt", "rsqrtf", "rsqrtf", "rsqrt"}, {"math.tanh", "tanhf", "tanhf", "tanh"},
     {"math.round", "roundf", "roundf", "round"},

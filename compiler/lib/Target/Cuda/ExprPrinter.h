@@ -34,7 +34,7 @@ namespace credit::cuda {
 
 enum class ExprStyle {
   Cuda,     // generated code: expf, fmaxf, 1e-05f
-  CudaFast, // Cuda with --fast-math at element level: __expf, __logf, __fdividef(a, b)
+  CudaFast, // Cuda with --fast-math at element level: fast_exp, __logf, __fdividef(a, b)
   Math,     // the header comment: exp, max, 1e-05, i8(...)
 };
 

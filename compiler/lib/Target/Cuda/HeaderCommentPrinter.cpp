@@ -8,6 +8,8 @@
 #include "LetNames.h"
 #include "Printers.h"
 
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
@@ -129,6 +131,13 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
             ts << "stage " << stage.getStageIndex() + 1 << ": " << llvm::join(names, ", ")
                << " in one sweep (online max and sums of exponentials)\n";
         }
+      // And which one column decides (read there once per row: pick()).
+      for (cr::ElementRegionOpInterface r : stage.getReductions())
+        if (auto red = llvm::dyn_cast<cr::ReduceOp>(r.getOperation()); red && cr::matchIndexedPick(red))
+          for (unsigned i = 0; i < stage.getNumResults(); ++i)
+            if (stage.getYieldOp().getOperand(i) == red.getResult())
+              ts << "stage " << stage.getStageIndex() + 1 << ": " << stage.getResultName(i)
+                 << " read at the one column it selects, once per row (pick)\n";
     } else if (auto apply = llvm::dyn_cast<cr::ApplyOp>(op)) {
       llvm::SmallVector<std::string> h = region(llvm::cast<cr::ElementRegionOpInterface>(op));
       for (const Operand &o : k.outputs)
@@ -232,8 +241,12 @@ void printHeaderComment(const KernelView &k, llvm::raw_ostream &os) {
     os << " --variant=";
     llvm::interleave(o.variants, os, [&](Variant v) { os << variantName(v); }, ",");
   }
+  // The element math, so that the line regenerates the file: on is the
+  // default of a kernel whose element data is 16-bit, off of every other.
   if (o.fastMath)
     os << " --fast-math";
+  else if (mlir::credit::hasHalfPrecisionElementData(k.kernel))
+    os << " --fast-math=false";
   if (o.dispatch)
     os << " --profile " << llvm::sys::path::filename(o.dispatch->path);
   if (o.standalone)

@@ -11,6 +11,8 @@
 #include "Printers.h"
 #include "RowLevel.h"
 
+#include "credit/Dialect/Credit/Transforms/Analyses.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 namespace cr = mlir::credit;
@@ -42,6 +44,48 @@ std::string bits(llvm::ArrayRef<unsigned> indices, size_t width) {
   return "0b" + s;
 }
 
+/// The sum that one column decides, where region `r` is one (pick()'s, not a
+/// term of every element).
+std::optional<cr::IndexedPick> pickOf(cr::ElementRegionOpInterface r) {
+  auto reduce = llvm::dyn_cast<cr::ReduceOp>(r.getOperation());
+  return reduce ? cr::matchIndexedPick(reduce) : std::nullopt;
+}
+
+bool hasPicks(cr::StageOp stage) {
+  return llvm::any_of(stage.getReductions(), [](cr::ElementRegionOpInterface r) { return pickOf(r).has_value(); });
+}
+
+/// The ops of `body` that `roots` depend on, in block order, and the block
+/// arguments they reach.
+struct BodySlice {
+  llvm::SmallVector<Operation *> ops;
+  llvm::SmallVector<mlir::BlockArgument> args;
+};
+BodySlice sliceOf(mlir::Block &body, llvm::ArrayRef<Value> roots) {
+  llvm::DenseSet<Operation *> in;
+  llvm::DenseSet<Value> argsIn;
+  llvm::SmallVector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v)) {
+      if (arg.getOwner() == &body)
+        argsIn.insert(arg);
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == &body && in.insert(def).second)
+      llvm::append_range(work, def->getOperands());
+  }
+  BodySlice s;
+  for (Operation &op : body)
+    if (in.contains(&op))
+      s.ops.push_back(&op);
+  for (mlir::BlockArgument a : body.getArguments())
+    if (argsIn.contains(a))
+      s.args.push_back(a);
+  return s;
+}
+
 class WorkloadPrinter {
 public:
   WorkloadPrinter(const KernelView &k, mlir::raw_indented_ostream &os, llvm::StringRef structName)
@@ -53,6 +97,7 @@ private:
   void printRow();
   mlir::LogicalResult printBeginRow();
   mlir::LogicalResult printPass(unsigned p);
+  mlir::LogicalResult printPick(unsigned l);
   mlir::LogicalResult printFinish(unsigned l);
   void printEndRow();
   void printControlValue();
@@ -180,6 +225,13 @@ void WorkloadPrinter::printConstants() {
   os << "static constexpr unsigned kPrefetchL2 = " << bits(s.prefetchL2, k.inputs.size()) << ";\n";
   os << "static constexpr int kThreads = " << s.threads << ", kWideThreads = " << s.wideThreads << ";\n";
   os << "static constexpr bool kFastMath = " << (k.options->fastMath ? "true" : "false") << ";\n";
+  llvm::SmallVector<unsigned> picked;
+  for (unsigned l = 0; l < k.stages.size(); ++l)
+    if (hasPicks(k.stages[l]))
+      picked.push_back(l);
+  if (!picked.empty())
+    os << "static constexpr unsigned kPicked = " << bits(picked, k.stages.size())
+       << ";  // stages with sums one column decides (pick)\n";
   if (!k.params.empty())
     os << "\n";
   // Runtime params are Row fields, set by begin_row.
@@ -334,11 +386,23 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
   llvm::DenseMap<Operation *, std::string> inputLocal;
   std::string text;
   llvm::raw_string_ostream ts(text);
+  // A stage's sums that one column decides are pick()'s: the element terms
+  // declare only the inputs the other statistics read.
+  const bool picks = !isH && hasPicks(k.stages[pass.stage]);
+  llvm::DenseSet<Operation *> termInputs;
+  if (picks)
+    for (cr::ElementRegionOpInterface r : k.stages[pass.stage].getReductions())
+      if (!pickOf(r))
+        for (Value operand : r->getOperands())
+          if (cr::isRowValue(operand))
+            termInputs.insert(operand.getDefiningOp());
   // Every element arrives as a float; a bool input's is 0 or 1.
   for (bool masks : {false, true}) {
     std::string decl;
     for (unsigned input : pass.reads) {
       if ((k.inputs[input].elem == Operand::Bool) != masks)
+        continue;
+      if (picks && !termInputs.contains(k.inputs[input].op))
         continue;
       std::string name = local.fresh(k.inputs[input].src);
       inputLocal[k.inputs[input].op] = name;
@@ -357,6 +421,8 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
       regions.push_back(r);
   llvm::SmallVector<Operation *> ops;
   for (cr::ElementRegionOpInterface r : regions) {
+    if (pickOf(r))
+      continue;
     mlir::Block &body = r.getBodyBlock();
     for (unsigned i = 0; i < body.getNumArguments(); ++i) {
       Value operand = r->getOperand(i);
@@ -403,7 +469,9 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
   } else {
     unsigned j = 0; // the first statistic of each region
     for (cr::ElementRegionOpInterface r : regions) {
-      if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
+      if (pickOf(r)) {
+        // printPick
+      } else if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
         // The pivot and the weights; the library multiplies by each weight (a
         // constant 1 is no multiply once inlined).
         ts << "e.template add_sumexp<" << j << ">(" << ep.ref(online.getPivot());
@@ -425,12 +493,74 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
   return check(ep);
 }
 
+mlir::LogicalResult WorkloadPrinter::printPick(unsigned l) {
+  NameSupply local(&workloadScope);
+  ExprPrinter ep(k.options->fastMath ? ExprStyle::CudaFast : ExprStyle::Cuda, local);
+  ep.setI8Conversion(kI8Conversion);
+  bindRowValues(ep, {});
+  std::string text;
+  llvm::raw_string_ostream ts(text);
+  unsigned j = 0; // the first statistic of each region
+  for (cr::ElementRegionOpInterface r : k.stages[l].getReductions()) {
+    std::optional<cr::IndexedPick> pick = pickOf(r);
+    const unsigned first = j;
+    j += r->getNumResults();
+    if (!pick)
+      continue;
+    // The column u first (the same for the whole row), then v there: its
+    // inputs read at u.
+    mlir::Block &body = r.getBodyBlock();
+    BodySlice column = sliceOf(body, {pick->column});
+    BodySlice value = sliceOf(body, {pick->value});
+    std::string inputs;
+    for (mlir::BlockArgument arg : body.getArguments()) {
+      Value operand = r->getOperand(arg.getArgNumber());
+      if (!cr::isRowValue(operand)) {
+        ep.alias(arg, operand);
+        continue;
+      }
+      if (!llvm::is_contained(value.args, arg))
+        continue;
+      const Operand *in = nullptr;
+      for (const Operand &o : k.inputs)
+        if (o.op == operand.getDefiningOp())
+          in = &o;
+      if (!in)
+        return r->emitError("cannot print the input of an indexed pick");
+      std::string name = local.fresh(in->src);
+      const bool mask = in->elem == Operand::Bool;
+      inputs += std::string(mask ? "const bool " : "const float ") + name + " = e.template in<" +
+                std::to_string(in->index) + ">()" + (mask ? " != 0.0f" : "") + ";\n";
+      ep.bind(arg, name);
+    }
+    llvm::SmallVector<Operation *> all(column.ops);
+    for (Operation *op : value.ops)
+      if (!llvm::is_contained(all, op))
+        all.push_back(op);
+    ep.scan(all);
+    ep.declare(column.ops, ts, [&](Operation *op) { return lets.lookup(op); });
+    ts << "if (e.at(" << ep.ref(pick->column) << ")) {\n";
+    std::string inner = inputs;
+    llvm::raw_string_ostream is(inner);
+    ep.declare(value.ops, is, [&](Operation *op) { return lets.lookup(op); });
+    is << "e.template add<" << first << ">(" << ep.ref(pick->value) << ");\n";
+    for (llvm::StringRef line : llvm::split(llvm::StringRef(inner).rtrim(), '\n'))
+      ts << "  " << line << "\n";
+    ts << "}\n";
+  }
+  os << "template <class E>\n";
+  printFunction("CREDIT_DEVICE static void pick(Pass<" + std::to_string(l) + ">, E& e, const Row&" +
+                    (llvm::StringRef(text).contains("r.") ? " r" : "") + ")",
+                text);
+  return check(ep);
+}
+
 mlir::LogicalResult WorkloadPrinter::print() {
   // The contract's names first: no param or field takes them.
   for (llvm::StringRef own :
        {"kStages", "kQ", "kReduce", "kInputs", "kOutputs", "kReads", "kNumKept", "kKept", "kSmemSlot",
         "kMaterialize", "kPartialDrop", "kPartialDropReadLate", "kHoisted", "kPrefetchL2", "kThreads",
-        "kWideThreads", "kFastMath", "Row", "begin_row", "pass", "finish", "end_row", "control_value",
+        "kWideThreads", "kFastMath", "kPicked", "Row", "begin_row", "pass", "pick", "finish", "end_row", "control_value",
         "Reduce", "Operand", "Kind", "Elem", "Pass", "Stage",
         // the functions' parameters and template parameters
         "e", "r", "s", "in", "o", "E", "In", "O"})
@@ -449,6 +579,8 @@ mlir::LogicalResult WorkloadPrinter::print() {
   const unsigned L = k.stages.size();
   for (unsigned p = 0; p < k.schedule.passes.size(); ++p) {
     ok &= succeeded(printPass(p));
+    if (p < L && hasPicks(k.stages[p]))
+      ok &= succeeded(printPick(p));
     if (p < L)
       ok &= succeeded(printFinish(p));
   }

@@ -90,6 +90,43 @@ struct Element {
   }
 };
 
+// Column u of the row, for a stage's sums that one column decides (W::pick): at(u)
+// holds where u is an integral column in this CTA's slice, as i == u holds for that
+// element alone (its column as f32, exact below 2^24 columns); in<i>() then reads
+// input i's element there from global memory.
+template <class K, int p, class Acc>
+struct PickedElement {
+  using W = typename K::W;
+  using C = Contract<W>;
+  const K& k;
+  Acc& acc;
+  unsigned c;  // the column within the slice
+  float col;
+
+  CREDIT_DEVICE bool at(float u) {
+    const float lo = static_cast<float>(k.begin);
+    if (!(u >= lo && u < lo + static_cast<float>(k.len)) || u != truncf(u)) return false;
+    c = static_cast<unsigned>(u - lo);
+    col = u;
+    return true;
+  }
+  CREDIT_DEVICE float index() const { return col; }
+  template <int i>
+  CREDIT_DEVICE float in() const {
+    using T = typename Storage<W::kInputs[i].elem>::type;
+    static_assert(W::kInputs[i].kind != Kind::PerRow, "a row or broadcast input");
+    unsigned w[1];
+    ld_global_words(w, k.template in_ptr<i>() + c);
+    return decode<T>(w, 0);
+  }
+  template <int j>
+  CREDIT_DEVICE void add(float g) const {
+    static_assert(p < C::kH && j < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
+    static_assert(W::kReduce[C::qOffset(p) + j] == Reduce::Sum, "one column decides a sum");
+    acc[j] += g;
+  }
+};
+
 namespace detail {
 template <int j, class K, class OF, class OI>
 CREDIT_DEVICE void store_output(K& k, const OF& of, const OI& oi, unsigned off) {
@@ -207,6 +244,25 @@ CREDIT_DEVICE void sweeps(K& k, const typename K::W::Row& row, Acc& acc, unsigne
     for (unsigned base = cbeg + K::VEC * k.tid; base < cend; base += K::kUnroll * K::VEC * K::kThreads)
       batch<p>(k, row, acc, base, 0, cend, false, 0u);
   }
+}
+
+// The sums of stage p that one column decides: thread 0 reads their columns into
+// picked[] before the sweep, whose time hides the loads, and add_picked then adds
+// them to its partials, which the block reduction combines like any term. -0 is the
+// sum's identity (x + -0 == x for every x, -0 included).
+template <int p, class K, class Acc>
+CREDIT_DEVICE void pick_columns(const K& k, const typename K::W::Row& row, Acc& picked) {
+  constexpr int Q = sizeof(Acc) / sizeof(float);
+#pragma unroll
+  for (int j = 0; j < Q; ++j) picked[j] = -0.0f;
+  if (k.tid == 0) {
+    PickedElement<K, p, Acc> e{k, picked, 0u, 0.0f};
+    K::W::pick(Pass<p>{}, e, row);
+  }
+}
+template <int p, class W, int Q, int... J>
+CREDIT_DEVICE void add_picked(IntSeq<J...>, float (&acc)[Q], const float (&picked)[Q]) {
+  ((W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::Sum ? (void)(acc[J] += picked[J]) : void()), ...);
 }
 
 // Pass p over the slice: a stage's terms into acc[], or h (acc unused). A pass that

@@ -15,6 +15,7 @@
 #ifndef CREDIT_DEVICE_REDUCE_CUH
 #define CREDIT_DEVICE_REDUCE_CUH
 
+#include "credit/device/math.cuh"
 #include "credit/device/workload.cuh"
 
 namespace credit {
@@ -37,12 +38,12 @@ CREDIT_DEVICE float combine(float a, float b) {
 // ---------------------------------------------------------------------------
 // The online statistic.
 // ---------------------------------------------------------------------------
-// The exponential of the element update: __expf under the workload's fast math. Its
+// The exponential of the element update: fast_exp under the workload's fast math. Its
 // arguments telescope (m only grows), so a term's error is the two-pass form's plus
 // that of one rounding per rescale.
 template <bool kFast>
 CREDIT_DEVICE float sumexp_exp(float d) {
-  if constexpr (kFast) return __expf(d);
+  if constexpr (kFast) return fast_exp(d);
   else return expf(d);
 }
 

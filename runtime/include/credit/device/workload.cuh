@@ -39,9 +39,11 @@
 //                                                  per row by the persistent form
 //   static constexpr int kThreads, kWideThreads;   CTA sizes of the narrow forms and the twins
 //                                                  (0: no twins)
-//   static constexpr bool kFastMath;               the element math uses __expf, __logf, ...
+//   static constexpr bool kFastMath;               the element math uses fast_exp, __logf, ...
 //   static constexpr int kNumParams;               (optional, 0 when absent) runtime params:
 //                                                  f32 kernel arguments after the pointers
+//   static constexpr unsigned kPicked;             (optional, 0 when absent) bit l: stage l has
+//                                                  sums that one column decides, from pick()
 //   The arithmetic:
 //   struct Row { float N; ... };                   row-level values: N (set by the library),
 //                                                  per-row inputs, statistics, lets
@@ -59,6 +61,11 @@
 //                                  bf16 and f16 outputs a float, rounded at the store)
 //        e.template keep<i>(t)     stores T(x) over kept input i (the pass kMaterialize names)
 //        E::template held<i>()     whether in<i>() already is T(x) (read from the kept copy)
+//   template <class E> static void pick(Pass<l>, E& e, const Row&);   stages kPicked names
+//        a sum sum(where(i == u, v, 0)), u the same for the whole row: v at column u, once
+//        per row and CTA instead of a term per element. if (e.at(u)) holds where column u
+//        lies in this CTA's slice; then e.template in<i>() and e.index() are column u's,
+//        and e.template add<j>(v) adds v to (Sum) statistic j
 //   static void finish(Stage<l>, Row&, const float* r);   r[j]: statistic j of stage l,
 //        combined over the row; the row-level math that follows stage l
 //   template <class O> static void end_row(const Row&, O& o);
@@ -127,6 +134,16 @@ struct NumParams<W, decltype(void(W::kNumParams))> {
   static constexpr int value = W::kNumParams;
 };
 
+// W::kPicked, or 0 where the workload declares none.
+template <class W, class = void>
+struct Picked {
+  static constexpr unsigned value = 0u;
+};
+template <class W>
+struct Picked<W, decltype(void(W::kPicked))> {
+  static constexpr unsigned value = W::kPicked;
+};
+
 // What the library reads of a workload W.
 template <class W>
 struct Contract {
@@ -157,6 +174,9 @@ struct Contract {
     return j + k < W::kQ[l] && W::kReduce[qOffset(l) + j + k] == Reduce::SumExpSum ? sumexpSums(l, j, k + 1)
                                                                                     : k - 1;
   }
+
+  // Whether stage p has sums that one column decides (W::pick).
+  CREDIT_HD static constexpr bool picks(int p) { return p < kStages && ((Picked<W>::value >> p) & 1u) != 0u; }
 
   // Whether pass p is a stage with an online statistic (kReduce: SumExpMax).
   CREDIT_HD static constexpr bool hasSumExp(int p, int j = 0) {
@@ -280,6 +300,7 @@ struct Contract {
                 "kPartialDropReadLate: whether another kept input is first read before the dropped one");
   static_assert((W::kHoisted & ~onlyH()) == 0u && (W::kPrefetchL2 & ~onlyH()) == 0u,
                 "hoisted and L2-prefetched inputs are inputs only h reads");
+  static_assert((Picked<W>::value >> kStages) == 0u, "kPicked names stages only");
   static_assert(W::kThreads % 32 == 0 && W::kWideThreads % 32 == 0, "whole warps");
 };
 

@@ -50,9 +50,10 @@ struct CudaEmitOptions {
   /// (creditc --prefix); empty: credit_<kernel>.
   std::string prefix;
   int threads = 256;              // threads per CTA (128, 256, 512, 1024)
-  /// Element-level exp, log and division through the fast intrinsics (__expf,
+  /// Element-level exp, log and division in their fast forms (fast_exp,
   /// __logf, __fdividef: a few ulp instead of IEEE / correctly rounded);
-  /// row-level math stays exact. Off by default.
+  /// row-level math stays exact. creditc turns it on where the kernel's element
+  /// data is 16-bit (mlir::credit::hasHalfPrecisionElementData).
   bool fastMath = false;
   /// With a profile: also the model-driven dispatch API (_plan, _launch_auto,
   /// _autotune, _last_plan).

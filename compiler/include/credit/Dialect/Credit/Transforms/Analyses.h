@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::credit {
@@ -57,6 +58,22 @@ struct Traffic {
   double ceiling = 1.0;            // baseline / cluster
 };
 Traffic computeTraffic(KernelOp kernel);
+
+/// Whether every floating-point per-element operand of the kernel (row and
+/// broadcast inputs, per-element outputs) is bf16 or f16, and there is one:
+/// element math within a few f32 ulp is then exact to its data, and creditc's
+/// element math is the fast form unless told otherwise (Precision.cpp).
+bool hasHalfPrecisionElementData(KernelOp kernel);
+
+/// A sum that one column decides: `sum(where(i == u, v, 0))` with u the same
+/// for the whole row. Its value is v at column u, or 0 where no column is u
+/// (u not integral, or outside the row), so the generated kernel evaluates v at
+/// that column once per row (IndexedPick.cpp). Both values are in the body.
+struct IndexedPick {
+  Value column; // u
+  Value value;  // v
+};
+std::optional<IndexedPick> matchIndexedPick(ReduceOp reduce);
 
 /// Cluster-wide barriers per row for each exchange protocol.
 struct Barriers {
