@@ -131,7 +131,7 @@ Classification mlir::credit::classify(KernelOp kernel) {
   if (first)
     return {first->category, first->category + ": " + first->reason, first->loc};
 
-  llvm::SmallVector<PassAccess> passes = computePassAccess(kernel);
+  llvm::SmallVector<PassAccess, 4> passes = computePassAccess(kernel);
   Traffic t = computeTraffic(kernel);
   // 2. No statistic at all.
   if (t.L == 0) {

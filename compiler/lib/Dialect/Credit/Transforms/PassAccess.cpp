@@ -47,15 +47,25 @@ static llvm::SetVector<Value> backwardSlice(Block &block, ValueRange roots) {
   return seen;
 }
 
-/// Inputs an element region op (reduce/select/apply) really reads.
-static void addRegionReads(ElementRegionOpInterface op, llvm::SetVector<Operation *> &inputs) {
+/// Inputs an element region op (reduce/select/apply) really reads. A sum that
+/// one column decides (matchIndexedPick) reads its row and broadcast inputs at
+/// that column only, once per row, not in the pass's sweep: only its per-row
+/// scalars count.
+static void addRegionReads(ElementRegionOpInterface op, llvm::SetVector<Operation *> &inputs,
+                           llvm::SmallVectorImpl<InputOp> *pickedInputs = nullptr) {
   Block &body = op.getBodyBlock();
   llvm::SetVector<Value> live = backwardSlice(body, op.getYieldedValues());
+  auto reduce = llvm::dyn_cast<ReduceOp>(op.getOperation());
+  const bool picked = reduce && matchIndexedPick(reduce);
   for (BlockArgument arg : body.getArguments()) {
     if (!live.contains(arg))
       continue;
-    if (auto in = op.getInputForArg(arg).getDefiningOp<InputOp>())
-      inputs.insert(in);
+    if (auto in = op.getInputForArg(arg).getDefiningOp<InputOp>()) {
+      if (!picked || in.isScalar())
+        inputs.insert(in);
+      else if (pickedInputs)
+        pickedInputs->push_back(in);
+    }
   }
 }
 
@@ -85,8 +95,8 @@ static void fill(PassAccess &pass, const llvm::SetVector<Operation *> &inputs) {
   llvm::sort(pass.scalarInputs, byPosition);
 }
 
-llvm::SmallVector<PassAccess> mlir::credit::computePassAccess(KernelOp kernel) {
-  llvm::SmallVector<PassAccess> passes;
+llvm::SmallVector<PassAccess, 4> mlir::credit::computePassAccess(KernelOp kernel) {
+  llvm::SmallVector<PassAccess, 4> passes;
   unsigned stageNo = 0;
   for (Operation &op : kernel.getBodyBlock()) {
     if (auto stage = llvm::dyn_cast<StageOp>(op)) {
@@ -98,14 +108,14 @@ llvm::SmallVector<PassAccess> mlir::credit::computePassAccess(KernelOp kernel) {
           usedStats.push_back(stage.getYieldOp().getOperand(i));
       llvm::SetVector<Value> live = backwardSlice(stage.getBodyBlock(), usedStats);
       llvm::SetVector<Operation *> inputs;
+      PassAccess pass;
       for (ElementRegionOpInterface red : stage.getReductions())
         if (llvm::any_of(red->getResults(), [&](Value r) { return live.contains(r); }))
-          addRegionReads(red, inputs);
+          addRegionReads(red, inputs, &pass.pickedInputs);
       // Per-row scalars the stage's row-level math uses directly.
       for (Value v : live)
         if (auto in = v.getDefiningOp<InputOp>())
           inputs.insert(in);
-      PassAccess pass;
       pass.name = "stage " + std::to_string(stageNo);
       pass.op = stage;
       fill(pass, inputs);
@@ -141,7 +151,7 @@ llvm::SmallVector<PassAccess> mlir::credit::computePassAccess(KernelOp kernel) {
     }
   }
   if (!free.empty()) {
-    llvm::SmallVector<PassAccess> alt(passes.begin(), passes.end());
+    llvm::SmallVector<PassAccess, 4> alt(passes.begin(), passes.end());
     PassAccess &first = alt.front();
     llvm::SetVector<Operation *> firstInputs;
     for (auto list : {llvm::ArrayRef<InputOp>(first.rowInputs), llvm::ArrayRef<InputOp>(first.broadcastInputs),

@@ -23,7 +23,7 @@ using namespace mlir::credit;
 
 Traffic mlir::credit::computeTraffic(KernelOp kernel) {
   Traffic t;
-  llvm::SmallVector<PassAccess> passes = computePassAccess(kernel);
+  llvm::SmallVector<PassAccess, 4> passes = computePassAccess(kernel);
   // How many passes read each row input, in declaration order.
   llvm::MapVector<Operation *, int> readers;
   llvm::SmallPtrSet<Operation *, 8> scalarsRead;
@@ -36,6 +36,9 @@ Traffic mlir::credit::computeTraffic(KernelOp kernel) {
       t.fixedBroadcastPerElement += elementBytes(in.getType());
     for (InputOp in : p.scalarInputs)
       scalarsRead.insert(in);
+    // An element read at one column: per-row traffic, like a per-row value.
+    for (InputOp in : p.pickedInputs)
+      t.fixedPerRow += elementBytes(in.getType());
     if (auto stage = llvm::dyn_cast<StageOp>(p.op)) {
       ++t.L;
       t.q.push_back(static_cast<int>(stage.getNumStatistics()));

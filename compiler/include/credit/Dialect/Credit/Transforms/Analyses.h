@@ -26,19 +26,24 @@ struct PassAccess {
   llvm::SmallVector<InputOp> rowInputs;       // row-varying inputs read (dataflow)
   llvm::SmallVector<InputOp> broadcastInputs; // broadcast vectors read
   llvm::SmallVector<InputOp> scalarInputs;    // per-row scalars read
+  /// Row and broadcast inputs a sum that one column decides reads at that
+  /// column, once per row (matchIndexedPick), not in the sweep; one entry per
+  /// element read.
+  llvm::SmallVector<InputOp, 0> pickedInputs;
   /// For the first stage only: per-element outputs that depend on no
   /// statistic and are written in this pass (see computePassAccess).
   llvm::SmallVector<OutputOp, 0> firstPassOutputs;
 };
 
 /// Which inputs each pass reads. Follows the dataflow: an input counts for a
-/// pass only if a value derived from it reaches the pass's results.
+/// pass only if a value derived from it reaches the pass's results; what a sum
+/// that one column decides reads at its column is pickedInputs, not a read.
 /// Per-element outputs that depend on no statistic can be written in the
 /// first pass; where that leaves no row input read by two passes (the row
 /// needs one read), they are: the first stage lists them and reads their
 /// inputs, and h keeps the outputs that need a statistic (no h pass when
 /// none does). Otherwise every per-element output is h's, as generated.
-llvm::SmallVector<PassAccess> computePassAccess(KernelOp kernel);
+llvm::SmallVector<PassAccess, 4> computePassAccess(KernelOp kernel);
 
 /// Bytes of an element of `t` (f32: 4, i8: 1).
 unsigned elementBytes(Type t);
