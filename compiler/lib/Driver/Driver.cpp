@@ -433,6 +433,13 @@ int compileMain(int argc, char **argv) {
              << "), no CUDA is generated: " << r.reason << "\n";
       return kExitRejected;
     }
+    // Printing fails with errors on the kernel; those on the reread kernel's own
+    // stages were kept by their compilation, and are printed here.
+    auto emitFailed = [&] {
+      if (rereadStages)
+        errs() << rereadStages->takeDiagnostics();
+      return kExitUserError;
+    };
     CudaEmitOptions emitOpts;
     emitOpts.arch = opts.arch;
     emitOpts.variants = variants;
@@ -448,7 +455,7 @@ int compileMain(int argc, char **argv) {
       std::optional<DispatchProfile> dispatch =
           dispatchProfile(opts.profile, kernel, rereadStagesOf(rereadStages.get(), kernel), variants);
       if (!dispatch)
-        return kExitUserError;
+        return emitFailed();
       emitOpts.dispatch = std::move(*dispatch);
     }
     if (plan.wants(EmitKind::Reference)) {
@@ -462,14 +469,14 @@ int compileMain(int argc, char **argv) {
       std::string text;
       raw_string_ostream os(text);
       if (failed(emitCudaHeader(kernel, emitOpts, os)))
-        return kExitUserError;
+        return emitFailed();
       outputs.setContents(headerOut ? *headerOut : *primaryOut, std::move(text));
     }
     if (plan.needsCuda()) {
       std::string cuda;
       raw_string_ostream os(cuda);
       if (failed(emitCuda(kernel, emitOpts, os)))
-        return kExitUserError;
+        return emitFailed();
       os.flush();
       if (plan.compile) {
         NvrtcOptions nv;

@@ -13,6 +13,8 @@
 
 #include "llvm/Support/WithColor.h"
 
+#include <utility>
+
 using namespace credit;
 
 std::string credit::normalizeLineEnds(llvm::StringRef text) {
@@ -36,6 +38,22 @@ Compilation::Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::raw_o
     buffer = llvm::MemoryBuffer::getMemBufferCopy(normalizeLineEnds(buffer->getBuffer()), name);
   sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   diagEngine = std::make_unique<DiagEngine>(sm, diagOS);
+}
+
+Compilation::Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer)
+    : name(buffer->getBufferIdentifier().str()), keptOS(std::make_unique<llvm::raw_string_ostream>(kept)),
+      diagOS(*keptOS) {
+  if (buffer->getBuffer().contains('\r'))
+    buffer = llvm::MemoryBuffer::getMemBufferCopy(normalizeLineEnds(buffer->getBuffer()), name);
+  sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  diagEngine = std::make_unique<DiagEngine>(sm, diagOS);
+}
+
+std::string Compilation::takeDiagnostics() {
+  if (!keptOS)
+    return {};
+  keptOS->flush();
+  return std::exchange(kept, std::string());
 }
 
 llvm::StringRef Compilation::sourceText() const {
@@ -147,12 +165,13 @@ std::unique_ptr<Compilation> credit::compileRereadStages(Compilation &c, const P
   if (!options.stageOpt || options.onlineStatistics)
     return nullptr;
   auto fused = std::make_unique<Compilation>(
-      llvm::MemoryBuffer::getMemBufferCopy(c.sourceText(), c.bufferName()), llvm::nulls());
+      llvm::MemoryBuffer::getMemBufferCopy(c.sourceText(), c.bufferName()));
   PipelineOptions o = options;
   o.onlineStatistics = true;
   o.onePassReread = true;
   if (fused->run(o) != Compilation::Ok)
     return nullptr;
+  fused->takeDiagnostics();  // the source's warnings, which the first compilation printed
   for (mlir::credit::KernelOp k : c.kernels())
     if (rereadStagesOf(fused.get(), k))
       return fused;

@@ -118,6 +118,50 @@ TEST_CASE("broadcast vectors and per-row values are fixed traffic", "[analysis]"
   CHECK(t.fixedPerRow == 8);              // s read, r written
 }
 
+TEST_CASE("a sum that one column decides is a pick; near misses are not", "[analysis]") {
+  Compiled k(R"(kernel k { in x : bf16[N] in y : bf16[N] in t : i64 out o : f32
+      stage { m = max(x) }
+      stage { a = sum(where(i == t, y, 0)) b = sum(where(i == m, x, 0)) c = sum(where(i == t, x, -0.0))
+              d = sum(where(i < t, x, 0)) e = max(where(i == t, x, 0)) f = sum(where(i == x, x, 0)) }
+      o = a + b + c + d + e + f })",
+             0, false);
+  std::vector<bool> picks;
+  k.kernel.walk([&](cr::ReduceOp r) { picks.push_back(cr::matchIndexedPick(r).has_value()); });
+  // m's max, then a (a per-row input's column) and b (an earlier statistic's) pick;
+  // c (-0 otherwise), d (<), e (max) and f (the element's own value) do not.
+  CHECK(picks == std::vector<bool>{false, true, true, false, false, false, false});
+  // y is read only by a pick: no pass streams it, its element is per-row traffic.
+  auto passes = cr::computePassAccess(k.kernel);
+  REQUIRE(passes.size() == 2);
+  CHECK(names(passes[1].rowInputs) == std::vector<std::string>{"x"});
+  CHECK(names(passes[1].pickedInputs) == std::vector<std::string>{"y", "x"});
+  auto t = cr::computeTraffic(k.kernel);
+  CHECK(t.cluster == 2);
+  CHECK(t.fixedPerRow == 8 + 4 + 2 + 2);  // t, o, y[t], x[m]
+}
+
+TEST_CASE("16-bit element data: every floating-point per-element operand bf16 or f16", "[analysis]") {
+  CHECK(cr::hasHalfPrecisionElementData(
+      Compiled(R"(kernel k { in x : bf16[N] in t : i64 in keep : bool[N] out y : f16[N] out l : f32
+          stage { s = sum(x) } y = where(keep, x / s, 0) l = s + t })").kernel));
+  CHECK_FALSE(cr::hasHalfPrecisionElementData(
+      Compiled(R"(kernel k { in x : bf16[N] in g : f32[N] broadcast out y : bf16[N]
+          stage { s = sum(x) } y = x * g / s })").kernel));
+  CHECK_FALSE(cr::hasHalfPrecisionElementData(
+      Compiled(R"(kernel k { in x : f32[N] out y : bf16[N] stage { s = sum(x) } y = x / s })").kernel));
+  CHECK_FALSE(cr::hasHalfPrecisionElementData(
+      Compiled(R"(kernel k { in q : i8[N] out y : i8[N] stage { s = max(q) } y = i8(q - s) })").kernel));
+}
+
+TEST_CASE("a compilation without a stream keeps its diagnostics until taken", "[analysis]") {
+  Compilation c(llvm::MemoryBuffer::getMemBufferCopy("kernel k { in x : f32[N] out y : f32 y = z }", "t.credit"));
+  CHECK(c.run(PipelineOptions{}) == Compilation::UserError);
+  std::string d = c.takeDiagnostics();
+  CHECK(d.find("t.credit:1:") != std::string::npos);
+  CHECK(d.find("error:") != std::string::npos);
+  CHECK(c.takeDiagnostics().empty());
+}
+
 TEST_CASE("i8 outputs are one byte per element", "[analysis]") {
   Compiled k(R"(kernel q { in x : f32[N] out q : i8[N] out scale : f32
       stage { amax = max(abs(x)) }

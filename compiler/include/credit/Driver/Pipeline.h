@@ -67,7 +67,11 @@ public:
   enum Status { Ok, UserError };
 
   Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::raw_ostream &diagOS);
+  /// One whose diagnostics are kept instead of printed (takeDiagnostics).
+  explicit Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer);
   Status run(const PipelineOptions &options);
+  /// What a compilation made without a stream has reported so far; cleared.
+  std::string takeDiagnostics();
 
   mlir::ModuleOp module() { return *moduleOp; }
   std::vector<mlir::credit::KernelOp> kernels();
@@ -80,6 +84,8 @@ public:
 private:
   llvm::SourceMgr sm;
   std::string name;
+  std::string kept;                              // the kept diagnostics (no stream given)
+  std::unique_ptr<llvm::raw_string_ostream> keptOS;
   llvm::raw_ostream &diagOS;
   std::unique_ptr<DiagEngine> diagEngine;
   ast::Module ast;
@@ -91,8 +97,9 @@ private:
 
 /// The stages the reread kernel runs under OnlineFusion::Reread: `c`'s source
 /// through the pipeline again with online statistics (`options` otherwise).
-/// Null where that changes nothing (no max / sum-of-exp pair fuses) or fails;
-/// its diagnostics are not printed (the first compilation printed them).
+/// Null where that changes nothing (no max / sum-of-exp pair fuses) or fails.
+/// Its diagnostics are kept, not printed (the first compilation printed those of
+/// the source): what a later use reports on its kernel, takeDiagnostics() returns.
 std::unique_ptr<Compilation> compileRereadStages(Compilation &c, const PipelineOptions &options);
 
 /// The reread kernel's stages of `kernel` in `fused` (compileRereadStages):
