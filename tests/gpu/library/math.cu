@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "credit/device/math.cuh"
+#include "library/Harness.h"
 
 namespace {
 __global__ void fastExpKernel(const float* x, float* y, int n) {
@@ -33,6 +34,7 @@ std::vector<float> onDevice(const std::vector<float>& x) {
 }  // namespace
 
 TEST_CASE("fast_exp: within __expf's ulp bound, flushed below 2^-126, special values", "[gpu][math]") {
+  CREDIT_REQUIRE_GPU();
   // 2^20 points evenly over [-104, 89] (the results from subnormal to overflow),
   // and +-2^-j near zero.
   std::vector<float> x;
