@@ -446,8 +446,8 @@ int compileMain(int argc, char **argv) {
     emitOpts.sourceName = displayName;
     emitOpts.sourceText = c.sourceText().str();
     emitOpts.threads = opts.threads;
-    emitOpts.fastMath = opts.fastMath == cl::BOU_UNSET ? mlir::credit::hasHalfPrecisionElementData(kernel)
-                                                       : opts.fastMath == cl::BOU_TRUE;
+    emitOpts.fastMathByDefault = mlir::credit::hasHalfPrecisionElementData(kernel);
+    emitOpts.fastMath = opts.fastMath == cl::BOU_UNSET ? emitOpts.fastMathByDefault : opts.fastMath == cl::BOU_TRUE;
     emitOpts.standalone = opts.standalone;
     emitOpts.prefix = opts.prefix;
     emitOpts.rereadKernel = rereadStagesOf(rereadStages.get(), kernel);

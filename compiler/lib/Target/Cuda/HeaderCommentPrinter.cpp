@@ -241,11 +241,10 @@ void printHeaderComment(const KernelView &k, llvm::raw_ostream &os) {
     os << " --variant=";
     llvm::interleave(o.variants, os, [&](Variant v) { os << variantName(v); }, ",");
   }
-  // The element math, so that the line regenerates the file: on is the
-  // default of a kernel whose element data is 16-bit, off of every other.
+  // The element math, so that the line regenerates the file.
   if (o.fastMath)
     os << " --fast-math";
-  else if (mlir::credit::hasHalfPrecisionElementData(k.kernel))
+  else if (o.fastMathByDefault)
     os << " --fast-math=false";
   if (o.dispatch)
     os << " --profile " << llvm::sys::path::filename(o.dispatch->path);

@@ -55,6 +55,9 @@ struct CudaEmitOptions {
   /// row-level math stays exact. creditc turns it on where the kernel's element
   /// data is 16-bit (mlir::credit::hasHalfPrecisionElementData).
   bool fastMath = false;
+  /// What --fast-math is when not given, for this kernel: the options line of
+  /// the header comment says --fast-math=false where that is on and fastMath off.
+  bool fastMathByDefault = false;
   /// With a profile: also the model-driven dispatch API (_plan, _launch_auto,
   /// _autotune, _last_plan).
   std::optional<DispatchProfile> dispatch;
