@@ -133,7 +133,7 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
         }
       // And which one column decides (read there once per row: pick()).
       for (cr::ElementRegionOpInterface r : stage.getReductions())
-        if (auto red = llvm::dyn_cast<cr::ReduceOp>(r.getOperation()); red && cr::matchIndexedPick(red))
+        if (auto red = llvm::dyn_cast<cr::ReduceOp>(r.getOperation()); red && cr::readIndexedPick(red))
           for (unsigned i = 0; i < stage.getNumResults(); ++i)
             if (stage.getYieldOp().getOperand(i) == red.getResult())
               ts << "stage " << stage.getStageIndex() + 1 << ": " << stage.getResultName(i)

@@ -48,7 +48,7 @@ std::string bits(llvm::ArrayRef<unsigned> indices, size_t width) {
 /// term of every element).
 std::optional<cr::IndexedPick> pickOf(cr::ElementRegionOpInterface r) {
   auto reduce = llvm::dyn_cast<cr::ReduceOp>(r.getOperation());
-  return reduce ? cr::matchIndexedPick(reduce) : std::nullopt;
+  return reduce ? cr::readIndexedPick(reduce) : std::nullopt;
 }
 
 bool hasPicks(cr::StageOp stage) {

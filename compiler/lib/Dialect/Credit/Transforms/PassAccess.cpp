@@ -214,7 +214,18 @@ struct CreditPassAccessPass
       summary.push_back(b.getDictionaryAttr(entry));
     }
     kernel->setAttr("credit.passes", b.getArrayAttr(summary));
+    // The sums that one column decides, for the printers (readIndexedPick).
+    kernel.walk([&](ReduceOp r) {
+      if (matchIndexedPick(r))
+        r->setAttr("credit.pick", b.getUnitAttr());
+      else
+        r->removeAttr("credit.pick");
+    });
     markAllAnalysesPreserved();
   }
 };
 } // namespace
+
+std::optional<IndexedPick> mlir::credit::readIndexedPick(ReduceOp reduce) {
+  return reduce->hasAttr("credit.pick") ? matchIndexedPick(reduce) : std::nullopt;
+}

@@ -142,6 +142,9 @@ struct LegalityTable {
 FailureOr<LegalityTable> readLegality(KernelOp kernel);
 /// credit.classification (Classify.cpp).
 FailureOr<Classification> readClassification(KernelOp kernel);
+/// credit.pick (PassAccess.cpp): the sum that one column decides, where the
+/// pass marked the reduction as one.
+std::optional<IndexedPick> readIndexedPick(ReduceOp reduce);
 
 } // namespace mlir::credit
 
