@@ -34,15 +34,16 @@ std::string credit::normalizeLineEnds(llvm::StringRef text) {
 
 Compilation::Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer, llvm::raw_ostream &diagOS)
     : name(buffer->getBufferIdentifier().str()), diagOS(diagOS) {
-  if (buffer->getBuffer().contains('\r'))
-    buffer = llvm::MemoryBuffer::getMemBufferCopy(normalizeLineEnds(buffer->getBuffer()), name);
-  sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  diagEngine = std::make_unique<DiagEngine>(sm, diagOS);
+  load(std::move(buffer));
 }
 
 Compilation::Compilation(std::unique_ptr<llvm::MemoryBuffer> buffer)
     : name(buffer->getBufferIdentifier().str()), keptOS(std::make_unique<llvm::raw_string_ostream>(kept)),
       diagOS(*keptOS) {
+  load(std::move(buffer));
+}
+
+void Compilation::load(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   if (buffer->getBuffer().contains('\r'))
     buffer = llvm::MemoryBuffer::getMemBufferCopy(normalizeLineEnds(buffer->getBuffer()), name);
   sm.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

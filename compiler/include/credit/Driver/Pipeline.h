@@ -82,6 +82,9 @@ public:
   unsigned numKernelsInFile() const { return static_cast<unsigned>(ast.kernels.size()); }
 
 private:
+  /// The buffer, line ends normalized, into the source manager; the diagnostics engine on it.
+  void load(std::unique_ptr<llvm::MemoryBuffer> buffer);
+
   llvm::SourceMgr sm;
   std::string name;
   std::string kept;                              // the kept diagnostics (no stream given)

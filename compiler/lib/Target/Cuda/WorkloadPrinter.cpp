@@ -51,6 +51,12 @@ std::optional<cr::IndexedPick> pickOf(cr::ElementRegionOpInterface r) {
   return reduce ? cr::readIndexedPick(reduce) : std::nullopt;
 }
 
+/// Input `in`'s element as the workload's pass and pick see it: a float, or a
+/// bool input's as a bool.
+std::string elementRead(const Operand &in) {
+  return "e.template in<" + std::to_string(in.index) + ">()" + (in.elem == Operand::Bool ? " != 0.0f" : "");
+}
+
 bool hasPicks(cr::StageOp stage) {
   return llvm::any_of(stage.getReductions(), [](cr::ElementRegionOpInterface r) { return pickOf(r).has_value(); });
 }
@@ -386,28 +392,16 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
   llvm::DenseMap<Operation *, std::string> inputLocal;
   std::string text;
   llvm::raw_string_ostream ts(text);
-  // A stage's sums that one column decides are pick()'s: the element terms
-  // declare only the inputs the other statistics read.
-  const bool picks = !isH && hasPicks(k.stages[pass.stage]);
-  llvm::DenseSet<Operation *> termInputs;
-  if (picks)
-    for (cr::ElementRegionOpInterface r : k.stages[pass.stage].getReductions())
-      if (!pickOf(r))
-        for (Value operand : r->getOperands())
-          if (cr::isRowValue(operand))
-            termInputs.insert(operand.getDefiningOp());
-  // Every element arrives as a float; a bool input's is 0 or 1.
+  // Every element arrives as a float; a bool input's is 0 or 1. (What only a
+  // sum that one column decides reads is no read of the pass: pick() reads it.)
   for (bool masks : {false, true}) {
     std::string decl;
     for (unsigned input : pass.reads) {
       if ((k.inputs[input].elem == Operand::Bool) != masks)
         continue;
-      if (picks && !termInputs.contains(k.inputs[input].op))
-        continue;
       std::string name = local.fresh(k.inputs[input].src);
       inputLocal[k.inputs[input].op] = name;
-      decl += (decl.empty() ? "" : ", ") + name + " = e.template in<" + std::to_string(input) + ">()" +
-              (masks ? " != 0.0f" : "");
+      decl += (decl.empty() ? "" : ", ") + name + " = " + elementRead(k.inputs[input]);
     }
     if (!decl.empty())
       ts << (masks ? "const bool " : "const float ") << decl << ";\n";
@@ -521,16 +515,12 @@ mlir::LogicalResult WorkloadPrinter::printPick(unsigned l) {
       }
       if (!llvm::is_contained(value.args, arg))
         continue;
-      const Operand *in = nullptr;
-      for (const Operand &o : k.inputs)
-        if (o.op == operand.getDefiningOp())
-          in = &o;
-      if (!in)
+      const Operand *in = llvm::find_if(k.inputs, [&](const Operand &o) { return o.op == operand.getDefiningOp(); });
+      if (in == k.inputs.end())
         return r->emitError("cannot print the input of an indexed pick");
       std::string name = local.fresh(in->src);
-      const bool mask = in->elem == Operand::Bool;
-      inputs += std::string(mask ? "const bool " : "const float ") + name + " = e.template in<" +
-                std::to_string(in->index) + ">()" + (mask ? " != 0.0f" : "") + ";\n";
+      inputs += std::string(in->elem == Operand::Bool ? "const bool " : "const float ") + name + " = " +
+                elementRead(*in) + ";\n";
       ep.bind(arg, name);
     }
     llvm::SmallVector<Operation *> all(column.ops);

@@ -249,20 +249,24 @@ CREDIT_DEVICE void sweeps(K& k, const typename K::W::Row& row, Acc& acc, unsigne
 // The sums of stage p that one column decides: thread 0 reads their columns into
 // picked[] before the sweep, whose time hides the loads, and add_picked then adds
 // them to its partials, which the block reduction combines like any term. -0 is the
-// sum's identity (x + -0 == x for every x, -0 included).
+// sum's identity (x + -0 == x for every x, -0 included). Both do nothing in a stage
+// without such sums.
 template <int p, class K, class Acc>
 CREDIT_DEVICE void pick_columns(const K& k, const typename K::W::Row& row, Acc& picked) {
-  constexpr int Q = sizeof(Acc) / sizeof(float);
+  if constexpr (Contract<typename K::W>::picks(p)) {
+    constexpr int Q = sizeof(Acc) / sizeof(float);
 #pragma unroll
-  for (int j = 0; j < Q; ++j) picked[j] = -0.0f;
-  if (k.tid == 0) {
-    PickedElement<K, p, Acc> e{k, picked, 0u, 0.0f};
-    K::W::pick(Pass<p>{}, e, row);
+    for (int j = 0; j < Q; ++j) picked[j] = -0.0f;
+    if (k.tid == 0) {
+      PickedElement<K, p, Acc> e{k, picked, 0u, 0.0f};
+      K::W::pick(Pass<p>{}, e, row);
+    }
   }
 }
 template <int p, class W, int Q, int... J>
 CREDIT_DEVICE void add_picked(IntSeq<J...>, float (&acc)[Q], const float (&picked)[Q]) {
-  ((W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::Sum ? (void)(acc[J] += picked[J]) : void()), ...);
+  if constexpr (Contract<W>::picks(p))
+    ((W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::Sum ? (void)(acc[J] += picked[J]) : void()), ...);
 }
 
 // Pass p over the slice: a stage's terms into acc[], or h (acc unused). A pass that

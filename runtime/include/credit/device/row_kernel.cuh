@@ -249,13 +249,11 @@ struct RowKernel {
   CREDIT_DEVICE void stage(IntSeq<J...>, long long k, Row& r) {
     constexpr int off = C::qOffset(l);
     float acc[sizeof...(J)] = {identity<W::kReduce[off + J]>()...};
-    if constexpr (!kControl && C::picks(l)) {
+    if constexpr (!kControl) {
       float picked[sizeof...(J)];
       pick_columns<l>(*this, r, picked);
       run_pass<l>(*this, r, acc);
       add_picked<l, W>(IntSeq<J...>{}, acc, picked);
-    } else if constexpr (!kControl) {
-      run_pass<l>(*this, r, acc);
     }
     BlockReduce<kWarps, C::qMax(), W::kReduce[off + J]...>::run(acc, warp_partials, cta_partial, warp, lane);
     float s[sizeof...(J)];
