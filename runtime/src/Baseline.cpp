@@ -110,8 +110,8 @@ bool findKernelSignature(const std::string& source, const std::string& kernel,
 
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
                                        bool staged, long long smemPerSm, long long smemOptin,
-                                       bool registersOk) {
-  const std::string v = N % 4 == 0 ? "4" : "1";
+                                       bool registersOk, int vectorWidth, int keptInputs) {
+  const std::string v = vectorWidth > 1 && N % vectorWidth == 0 ? std::to_string(vectorWidth) : "1";
   const std::string k = "credit_" + kernel;
   BaselineKernelChoice c;
   c.threads = geometry.threads;
@@ -124,7 +124,9 @@ BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeomet
   WorkloadGeometry wide = geometry;
   wide.threads = wideCtaThreads(geometry.threads);
   const std::string t = "_cta" + std::to_string(wide.threads);
-  const StagedForm form = stagedForm(geometry, N, registersOk, smemPerSm, smemOptin);
+  StagedForm form = stagedForm(geometry, N, registersOk, smemPerSm, smemOptin);
+  if (form == StagedForm::WideCtaDeepRegisters && v == "1" && !hasScalarDeepRegisterForm(keptInputs))
+    form = StagedForm::WideCtaSmem;
   switch (form) {
     case StagedForm::Registers: c.function = k + "_staged_regs_v" + v; break;
     case StagedForm::WideRegisters: c.function = k + "_staged_regs_wide_v" + v; break;
@@ -202,7 +204,7 @@ Expected<BaselineTiming> timeBaselineKernel(Runtime& rt, const BaselineRequest& 
   const WorkloadGeometry timed = q.staged || q.rereadGeometry.threads == 0 ? q.geometry : q.rereadGeometry;
   const BaselineKernelChoice choice = baselineKernelFor(q.kernel, timed, q.N, q.staged,
                                                        rt.device().smemPerSmBytes, rt.device().smemOptinBytes,
-                                                       q.registersOk);
+                                                       q.registersOk, q.vectorWidth, q.keptInputs);
   t.function = choice.function;
   t.smemBytes = choice.smemBytes;
   if (q.staged && !isLegal(q.geometry, q.N, 1, Protocol::Sync, rt.device().smemOptinBytes))

@@ -607,8 +607,10 @@ void runWorkload(const Workload &w) {
     return;
   }
   // 32767 and 32768: the staged twin's deep register form (one kept input;
-  // scalar, float4) and, with two kept inputs, the SMEM twin.
-  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 12289, 16384, 32767, 32768, 65536, 131072, 262144};
+  // scalar, float4) and, with two kept inputs, the SMEM twin. 1000: runs of 8
+  // without bulk copies of byte or 16-bit kept slices (N % 16 != 0); 4100: N % 8
+  // == 4, runs of 4 (f32 workloads) or the scalar kernels (runs of 8).
+  std::vector<long long> Ns = {1, 31, 1000, 4096, 4099, 4100, 12289, 16384, 32767, 32768, 65536, 131072, 262144};
   std::vector<long long> Ms = {1, 7, 2048};
   if (scope() == "small") {
     Ns = {1, 31, 1000, 4099};

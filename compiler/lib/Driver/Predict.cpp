@@ -237,6 +237,8 @@ int credit::predictMain(int argc, char **argv) {
     req.source = source;
     req.kernel = facts.name;
     req.geometry = facts.geometry;
+    req.vectorWidth = facts.vectorWidth;
+    req.keptInputs = facts.keptInputs;
     req.rereadGeometry = rereadGeometry;
     req.staged = staged;
     req.M = opts.M;

@@ -80,5 +80,7 @@ Expected<KernelFacts> credit::model::kernelFacts(cr::KernelOp kernel) {
   f.hasPersistentForm = s->has(cr::Form::Persistent);
   f.persistentHoisted = static_cast<int>(s->hoisted.size());
   f.persistentKeptReadLate = s->keptReadLate;
+  f.vectorWidth = s->vectorWidth;
+  f.keptInputs = static_cast<int>(s->kept.size());
   return f;
 }

@@ -65,7 +65,7 @@ std::string parseKernelLine(const std::string& line, bool& matched, KernelLine& 
     k.workload = a[m.workloadAt];
     k.form = a[m.formAt];
     k.vec = m.vec;
-    if (m.vecAt >= 0) k.vec = a[m.vecAt] == "4" ? 4 : a[m.vecAt] == "1" ? 1 : 0;
+    if (m.vecAt >= 0) k.vec = a[m.vecAt] == "8" ? 8 : a[m.vecAt] == "4" ? 4 : a[m.vecAt] == "1" ? 1 : 0;
     if (!isIdentifier(k.name) || !isIdentifier(k.workload) || !isIdentifier(k.form) || k.vec == 0)
       return "unexpected kernel line: " + line;
     return "";

@@ -125,6 +125,8 @@ class Problem {
       if (elem(i) == Elem::F32)
         REQUIRE(creditTestFillUniform(static_cast<float*>(args[i]), count(i), seed + 7919 * i, r.lo, r.hi) ==
                 cudaSuccess);
+      else if (w.argBytes[i] == 1)
+        fillBytes(i, seed + 7919 * i);
       else
         REQUIRE(creditTestFillUniform16(args[i], count(i), seed + 7919 * i, r.lo, r.hi, elem(i) == Elem::BF16) ==
                 cudaSuccess);
@@ -200,10 +202,25 @@ class Problem {
     return !spec.elems.empty() ? spec.elems[size_t(i)] : w.argBytes[i] == 1 ? Elem::I8 : Elem::F32;
   }
 
-  // `n` elements of input i from `src` as floats (16-bit ones widened, exactly).
+  // A byte input: a bool mask about 3/4 true, u8 in [0, 255], i8 in [-128, 127].
+  void fillBytes(int i, uint64_t s) {
+    std::mt19937_64 rng(s);
+    std::vector<uint8_t> h(count(i));
+    for (uint8_t& b : h) b = elem(i) == Elem::Bool ? uint8_t(rng() % 4 != 0) : uint8_t(rng());
+    REQUIRE(cudaMemcpy(args[i], h.data(), h.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+  }
+
+  // `n` elements of input i from `src` as floats (16-bit and byte ones widened, exactly).
   void readInput(int i, const void* src, size_t n, float* dst) const {
     if (elem(i) == Elem::F32) {
       REQUIRE(cudaMemcpy(dst, src, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+      return;
+    }
+    if (w.argBytes[i] == 1) {
+      std::vector<uint8_t> b(n);
+      REQUIRE(cudaMemcpy(b.data(), src, n, cudaMemcpyDeviceToHost) == cudaSuccess);
+      for (size_t e = 0; e < n; ++e)
+        dst[e] = elem(i) == Elem::Bool ? float(b[e] != 0) : elem(i) == Elem::I8 ? float(int8_t(b[e])) : float(b[e]);
       return;
     }
     std::vector<uint16_t> bits(n);

@@ -60,7 +60,7 @@ class Counter {
 // every row pointer is aligned and N % 4 == 0, else scalar (the persistent forms have
 // float4 kernels only).
 inline bool generated(const Problem& p, Form f) {
-  return credit::host::findKernel(p.w, f, credit::host::vec4Ok(p.w, p.data(), p.N)) != nullptr;
+  return credit::host::findKernel(p.w, f, credit::host::vectorOk(p.w, p.data(), p.N)) != nullptr;
 }
 
 // Launches form f at P on the problem (poisoned first); true if it ran, false if the

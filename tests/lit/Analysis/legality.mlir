@@ -6,14 +6,14 @@
 // RUN: not credit-opt %s -split-input-file --credit-legality="N=-1" 2>&1 | FileCheck %s --check-prefix=NEG
 
 // credit-legality: Eq. 3, b_keep * slice(N, P) + S_scratch(P) <= S_max, with
-// slice(N, P) = roundUp(ceil(N / P), 4) and S_scratch from
+// slice(N, P) = roundUp(ceil(N / P), 8) and S_scratch from
 // runtime/include/credit/runtime/Layout.h (threads = 256, i.e. 8 warps; every
 // region rounded up to 16 bytes):
 //   warpPartials 8 * qMax * 4 | ctaPartial qMax * 4 |
 //   slots P * qMax * 4 (sync) or P * qSum * 4 (mbarrier) | mbarriers L * 8 (mbarrier only) |
 //   loadBars 4*8 per kept input = 32 B (kLoadChunks = 4 bulk-load mbarriers per
 //   kept array, numKeptArrays = ceil(b_keep / 4); both protocols)
-// max_N (sync) = P * roundDown((S_max - S_scratch_sync) / b_keep, 4).
+// max_N (sync) = P * roundDown((S_max - S_scratch_sync) / b_keep, 8).
 // P runs over 1, 2, 4, 8 and, where the target allows non-portable clusters
 // (sm_90, sm_100), 16.
 //
@@ -28,31 +28,31 @@
 //   then padded to the 128-B aligned slice (Layout.h kSliceAlign):
 //     sync 256, 256, 256, 384, 512; mbarrier 256, 256, 384, 384, 512
 // sm_90, S_max = 232448:
-//   P=1:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 19348
-//   P=2:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 38696
-//   P=4:  (232448-256)/12 = 19349.3 -> 19348 -> max_N 77392
+//   P=1:  (232448-256)/12 = 19349.3 -> 19344 -> max_N 19344
+//   P=2:  (232448-256)/12 = 19349.3 -> 19344 -> max_N 38688
+//   P=4:  (232448-256)/12 = 19349.3 -> 19344 -> max_N 77376
 //   P=8:  (232448-384)/12 = 19338.7 -> 19336 -> max_N 154688
 //   P=16: (232448-512)/12 = 19328.0 -> 19328 -> max_N 309248
 //   N = 65536: slice 65536, 32768, 16384, 8192, 4096 (all multiples of 4)
 //     smem = 786432+256 = 786688 (no) | 393216+256 = 393472 (no) | 196608+256 = 196864 (yes)
 //          | 98304+384 = 98688 (yes)  | 49152+512 = 49664 (yes)
 // SM90-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 232448 : i64, table = [
-// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19348 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 786688 : i64},
-// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38696 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 393472 : i64},
-// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77392 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
+// SM90-SAME: {P = 1 : i64, legal = false, max_N = 19344 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 786688 : i64},
+// SM90-SAME: {P = 2 : i64, legal = false, max_N = 38688 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64, smem = 393472 : i64},
+// SM90-SAME: {P = 4 : i64, legal = true, max_N = 77376 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 256 : i64, smem = 196864 : i64},
 // SM90-SAME: {P = 8 : i64, legal = true, max_N = 154688 : i64, portable = true, scratch_mbarrier = 384 : i64, scratch_sync = 384 : i64, smem = 98688 : i64},
 // SM90-SAME: {P = 16 : i64, legal = true, max_N = 309248 : i64, portable = false, scratch_mbarrier = 512 : i64, scratch_sync = 512 : i64, smem = 49664 : i64}],
 // SM90-SAME: target = "sm_90", threads = 256 : i64}}
 //
 // N = 1000 exercises the slice rounding: ceil(1000/P) = 1000, 500, 250, 125, 63
-// -> slice 1000, 500, 252, 128, 64 -> smem 12000+256 = 12256 | 6000+256 = 6256
-// | 3024+256 = 3280 | 1536+384 = 1920 | 768+512 = 1280 (scratch 224, 240, 256,
+// -> slice 1000, 504, 256, 128, 64 -> smem 12000+256 = 12256 | 6048+256 = 6304
+// | 3072+256 = 3328 | 1536+384 = 1920 | 768+512 = 1280 (scratch 224, 240, 256,
 // 304, 400 padded to the 128-B aligned slice): all legal. "sm_90a" names the
 // sm_90 target.
 // N1000-LABEL: credit.kernel @three_kept attributes {credit.legality = {N = 1000 : i64, smem_limit = 232448 : i64, table = [
 // N1000-SAME: {P = 1 : i64, legal = true, {{.*}} smem = 12256 : i64},
-// N1000-SAME: {P = 2 : i64, legal = true, {{.*}} smem = 6256 : i64},
-// N1000-SAME: {P = 4 : i64, legal = true, {{.*}} smem = 3280 : i64},
+// N1000-SAME: {P = 2 : i64, legal = true, {{.*}} smem = 6304 : i64},
+// N1000-SAME: {P = 4 : i64, legal = true, {{.*}} smem = 3328 : i64},
 // N1000-SAME: {P = 8 : i64, legal = true, {{.*}} smem = 1920 : i64},
 // N1000-SAME: {P = 16 : i64, legal = true, {{.*}} smem = 1280 : i64}],
 // N1000-SAME: target = "sm_90", threads = 256 : i64}}
@@ -70,7 +70,7 @@
 //
 // Without N (sm_100, same limits as sm_90): no N, no smem / legal per row.
 // NON-LABEL: credit.kernel @three_kept attributes {credit.legality = {smem_limit = 232448 : i64, table = [
-// NON-SAME: {P = 1 : i64, max_N = 19348 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64},
+// NON-SAME: {P = 1 : i64, max_N = 19344 : i64, portable = true, scratch_mbarrier = 256 : i64, scratch_sync = 256 : i64},
 // NON:      target = "sm_100", threads = 256 : i64}}
 //
 // An unknown target or a negative N is an error on the kernel.
@@ -121,15 +121,15 @@ credit.kernel @three_kept {
 
 // Nothing kept (b_keep = 0, L = 0, qMax = qSum = 0; no kept input, so no
 // loadBars either): S_scratch = 0 and max_N
-// is the 32-bit cap 2147483647 rounded down to a multiple of 4P:
-//   P=1: 2147483644 | P=2: 2147483640 | P=4: 2147483632 | P=8: 2147483616 | P=16: 2147483584
+// is the 32-bit cap 2147483647 rounded down to a multiple of 8P:
+//   P=1: 2147483640 | P=2: 2147483632 | P=4: 2147483616 | P=8: 2147483584 | P=16: 2147483520
 // At N = 65536 the keep term is 0: smem 0, legal for every P.
 // SM90-LABEL: credit.kernel @nothing_kept attributes {credit.legality = {N = 65536 : i64, smem_limit = 232448 : i64, table = [
-// SM90-SAME: {P = 1 : i64, legal = true, max_N = 2147483644 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
-// SM90-SAME: {P = 2 : i64, legal = true, max_N = 2147483640 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
-// SM90-SAME: {P = 4 : i64, legal = true, max_N = 2147483632 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
-// SM90-SAME: {P = 8 : i64, legal = true, max_N = 2147483616 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
-// SM90-SAME: {P = 16 : i64, legal = true, max_N = 2147483584 : i64, portable = false, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64}],
+// SM90-SAME: {P = 1 : i64, legal = true, max_N = 2147483640 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
+// SM90-SAME: {P = 2 : i64, legal = true, max_N = 2147483632 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
+// SM90-SAME: {P = 4 : i64, legal = true, max_N = 2147483616 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
+// SM90-SAME: {P = 8 : i64, legal = true, max_N = 2147483584 : i64, portable = true, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64},
+// SM90-SAME: {P = 16 : i64, legal = true, max_N = 2147483520 : i64, portable = false, scratch_mbarrier = 0 : i64, scratch_sync = 0 : i64, smem = 0 : i64}],
 // SM90-SAME: target = "sm_90", threads = 256 : i64}}
 credit.kernel @nothing_kept {
   %x = credit.input "x" row : !credit.row<f32>

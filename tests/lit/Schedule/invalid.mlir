@@ -762,3 +762,63 @@ credit.kernel @k attributes {credit.schedule = #credit.schedule<threads = 256, w
   }
   credit.output "y" %y : !credit.row<f16>
 }
+// -----
+
+// A vector width other than 4 or 8.
+// expected-error @+1 {{vector_width must be 4 or 8, got 6}}
+credit.kernel @k attributes {credit.schedule = #credit.schedule<threads = 256, wide_threads = 512, forms = [cluster_sync], kept = ["x"], smem = ["x"], materialized = [], kept_read_late = false, only_h = [], hoisted = [], prefetch_l2 = [], geometry = <keep = 2, stages = 1, q_max = 1, q_sum = 1, threads = 256, h_only = 0>, vector_width = 6>} {
+  %x = credit.input "x" row : !credit.row<bf16>
+  %s = credit.stage ["s"] {
+    %r = credit.reduce <sum> (%x) : (!credit.row<bf16>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %y = credit.apply (%x, %s) : (!credit.row<bf16>, f32) -> !credit.row<bf16> {
+  ^bb0(%xe: f32, %se: f32):
+    %a = arith.mulf %xe, %se : f32
+    credit.yield %a : f32
+  }
+  credit.output "y" %y : !credit.row<bf16>
+}
+// -----
+
+// Runs of 8 elements over an f32 row (two accesses a run, conflicting SMEM reads).
+// expected-error @+1 {{vector_width 8 with the '!credit.row<f32>' input 'x'}}
+credit.kernel @k attributes {credit.schedule = #credit.schedule<threads = 256, wide_threads = 512, forms = [cluster_sync], kept = ["x"], smem = ["x"], materialized = [], kept_read_late = false, only_h = [], hoisted = [], prefetch_l2 = [], geometry = <keep = 4, stages = 1, q_max = 1, q_sum = 1, threads = 256, h_only = 0>, vector_width = 8>} {
+  %x = credit.input "x" row : !credit.row<f32>
+  %s = credit.stage ["s"] {
+    %r = credit.reduce <sum> (%x) : (!credit.row<f32>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %y = credit.apply (%x, %s) : (!credit.row<f32>, f32) -> !credit.row<f32> {
+  ^bb0(%xe: f32, %se: f32):
+    %a = arith.mulf %xe, %se : f32
+    credit.yield %a : f32
+  }
+  credit.output "y" %y : !credit.row<f32>
+}
+// -----
+
+// The persistent forms run float4 accesses only.
+// expected-error @+1 {{form persistent runs float4 accesses only (vector_width 4)}}
+credit.kernel @k attributes {credit.schedule = #credit.schedule<threads = 256, wide_threads = 512, forms = [cluster_sync, persistent], kept = ["x"], smem = ["x"], materialized = [], kept_read_late = false, only_h = [], hoisted = [], prefetch_l2 = [], geometry = <keep = 4, stages = 1, q_max = 1, q_sum = 1, threads = 256, h_only = 0>, vector_width = 8>} {
+  %x = credit.input "x" row : !credit.row<f32>
+  %s = credit.stage ["s"] {
+    %r = credit.reduce <sum> (%x) : (!credit.row<f32>) -> f32 {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    credit.yield %r : f32
+  } : f32
+  %y = credit.apply (%x, %s) : (!credit.row<f32>, f32) -> !credit.row<f32> {
+  ^bb0(%xe: f32, %se: f32):
+    %a = arith.mulf %xe, %se : f32
+    credit.yield %a : f32
+  }
+  credit.output "y" %y : !credit.row<f32>
+}

@@ -169,6 +169,13 @@ TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers ru
   CHECK(f(4096, false).function == "credit_k_reread_v4");
   CHECK(f(65537, false).function == "credit_k_reread_v1");
   CHECK(f(65537, false).smemBytes == scratch);
+  // A file of 16-bit operands: runs of 8 where N % 8 == 0, else the scalar kernels.
+  auto f8 = [&](long long N, bool staged) {
+    return credit::baselineKernelFor("k", g, N, staged, perSm, optin, true, 8).function;
+  };
+  CHECK(f8(4096, true) == "credit_k_staged_regs_v8");
+  CHECK(f8(8196, true) == "credit_k_staged_v1");  // N % 4 == 0 but not N % 8
+  CHECK(f8(65536, false) == "credit_k_reread_v8");
   // 512-thread files: no twin (1024 threads spill), registers up to 16384.
   CHECK(credit::baselineKernelFor("k", g512, 16384, true, perSm, optin).function == "credit_k_staged_regs_wide_v4");
   CHECK(credit::baselineKernelFor("k", g512, 20000, true, perSm, optin).function == "credit_k_staged_v4");
@@ -198,6 +205,16 @@ TEST_CASE("baselineKernelFor names the kernel the staged and reread launchers ru
   CHECK(f1(32768).threads == 512);
   CHECK(f1(32768).smemBytes == static_cast<std::size_t>(credit::scratchBytes(g1w, 1, credit::Protocol::Sync)));
   CHECK(f1(32767).function == "credit_k_staged_regs_deep_v1_cta512");
+  // Two 16-bit kept inputs (b_keep 4): the vector deep kernel holds their words, the
+  // scalar one would need a register per element and input: the file has none, and
+  // a scalar launch takes the SMEM twin.
+  auto f2 = [&](long long N) {
+    return credit::baselineKernelFor("k", g1, N, true, perSm, optin, true, 8, 2).function;
+  };
+  CHECK(f2(32768) == "credit_k_staged_regs_deep_v8_cta512");
+  CHECK(f2(32767) == "credit_k_staged_v1_cta512");
+  CHECK(credit::hasScalarDeepRegisterForm(1));
+  CHECK_FALSE(credit::hasScalarDeepRegisterForm(2));
   CHECK(f1(24576).function == "credit_k_staged_v4");  // 96 KB: two CTAs per SM, no twin
   CHECK(f1(32772).function == "credit_k_staged_v4_cta512");  // beyond regsDeepMaxN(512)
 }

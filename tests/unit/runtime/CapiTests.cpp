@@ -239,6 +239,36 @@ TEST_CASE("C API: bf16 and f16 operands: element sizes and b_keep from the recor
     }
 }
 
+TEST_CASE("C API: runs of 8 elements where every per-element operand is 16-bit", "[capi]") {
+  // The layernorm file over bf16 x, gamma, y and an f16 beta: creditc writes its vector
+  // kernels at VEC = 8 (one 16-byte access a run), which the record lists as such.
+  std::string src = layernormSource();
+  const std::pair<std::string, std::string> edits[] = {
+      {"{{Kind::Row, Elem::F32},         // x", "{{Kind::Row, Elem::BF16},        // x"},
+      {"{Kind::Broadcast, Elem::F32},   // gamma", "{Kind::Broadcast, Elem::BF16},  // gamma"},
+      {"{Kind::Broadcast, Elem::F32}};  // beta", "{Kind::Broadcast, Elem::F16}};  // beta"},
+      {"{{Kind::Row, Elem::F32}};       // y", "{{Kind::Row, Elem::BF16}};      // y"},
+      {"const float* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta",
+       "const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ gamma, const __half* __restrict__ beta"},
+      {"float* __restrict__ y", "__nv_bfloat16* __restrict__ y"},
+      {"x:in:row:f32;gamma:in:broadcast:f32;beta:in:broadcast:f32;y:out:row:f32",
+       "x:in:row:bf16;gamma:in:broadcast:bf16;beta:in:broadcast:f16;y:out:row:bf16"},
+      {"credit_layernorm_reread_v4, CREDIT_LAYERNORM, Workload, Reread, 4)",
+       "credit_layernorm_reread_v8, CREDIT_LAYERNORM, Workload, Reread, 8)"}};
+  applyEdits(src, edits);
+  Program prog;
+  const std::string info = compiledInfo(src, prog);
+  CHECK(info.find("{\"name\": \"credit_layernorm_reread_v8\", \"form\": \"Reread\", \"vec\": 8}") !=
+        std::string::npos);
+  CHECK(info.find("\"arg_bytes\": [2, 2, 2, 2]") != std::string::npos);
+  // Any other width in a kernel line is not a file creditc wrote.
+  std::string bad = src;
+  bad.replace(bad.find("Reread, 8)"), 10, "Reread, 6)");
+  Program none;
+  CHECK(credit_program_create(bad.c_str(), "layernorm.cu", "sm_90", "", 0, &none.p) != 0);
+  CHECK(std::string(credit_capi_last_error()).find("unexpected kernel line") != std::string::npos);
+}
+
 TEST_CASE("C API: byte operands and a runtime param in the record", "[capi]") {
   // The layernorm file with a u8 gamma and a runtime param after the data pointers:
   // the param's entry of an argument array is checked like a pointer (4-byte aligned).

@@ -116,21 +116,21 @@ TEST_CASE("validateLaunch: smem and Eq. (3)", "[launch]") {
   CHECK(std::string(launchStatusString(LaunchStatus::SmemTooLarge)).find("shared") != std::string::npos);
 }
 
-TEST_CASE("canUseVec4", "[launch][vec]") {
+TEST_CASE("canUseVec: VEC = 4", "[launch][vec]") {
   const void* ok[3] = {gX, gW, gY};
-  CHECK(canUseVec4(ok, 3, 4096));
-  CHECK_FALSE(canUseVec4(ok, 3, 4098));  // rows would start misaligned
+  CHECK(canUseVec(ok, nullptr, 3, 4096, 4));
+  CHECK_FALSE(canUseVec(ok, nullptr, 3, 4098, 4));  // rows would start misaligned
   const void* off[3] = {gX, gW + 1, gY};  // 4-byte aligned only
-  CHECK_FALSE(canUseVec4(off, 3, 4096));
-  CHECK(canUseVec4(ok, 0, 8));
+  CHECK_FALSE(canUseVec(off, nullptr, 3, 4096, 4));
+  CHECK(canUseVec(ok, nullptr, 0, 8, 4));
   // Per-pointer form: an int8 operand needs only 4-byte alignment for char4.
   alignas(16) static signed char q8[64];
   const void* mixed[2] = {gX, q8 + 4};
   const int eb[2] = {4, 1};
-  CHECK(canUseVec4(mixed, eb, 2, 4096));
-  CHECK_FALSE(canUseVec4(mixed, 2, 4096));
+  CHECK(canUseVec(mixed, eb, 2, 4096, 4));
+  CHECK_FALSE(canUseVec(mixed, nullptr, 2, 4096, 4));
   const void* mixedBad[2] = {gX, q8 + 2};
-  CHECK_FALSE(canUseVec4(mixedBad, eb, 2, 4096));
+  CHECK_FALSE(canUseVec(mixedBad, eb, 2, 4096, 4));
 }
 
 TEST_CASE("16-bit operands: 2-byte alignment, VEC = 4 from 8-byte aligned rows", "[launch][vec]") {
@@ -148,11 +148,27 @@ TEST_CASE("16-bit operands: 2-byte alignment, VEC = 4 from 8-byte aligned rows",
   // Four 16-bit elements are one 8-byte access: rows 8-byte aligned suffice.
   const int eb[2] = {2, 4};
   const void* rows8[2] = {h16 + 4, gX};
-  CHECK(canUseVec4(rows8, eb, 2, 4096));
-  CHECK_FALSE(canUseVec4(rows8, 2, 4096));  // as f32 it would need 16 bytes
-  const void* rows4[2] = {h16 + 2, gX};     // 4-byte aligned only
-  CHECK_FALSE(canUseVec4(rows4, eb, 2, 4096));
+  CHECK(canUseVec(rows8, eb, 2, 4096, 4));
+  CHECK_FALSE(canUseVec(rows8, nullptr, 2, 4096, 4));  // as f32 it would need 16 bytes
+  const void* rows4[2] = {h16 + 2, gX};                // 4-byte aligned only
+  CHECK_FALSE(canUseVec(rows4, eb, 2, 4096, 4));
   const void* rows2[2] = {h16 + 1, gX};
-  CHECK_FALSE(canUseVec4(rows2, eb, 2, 4096));
-  CHECK_FALSE(canUseVec4(rows8, eb, 2, 4094));  // N % 4 != 0: later rows start misaligned
+  CHECK_FALSE(canUseVec(rows2, eb, 2, 4096, 4));
+  CHECK_FALSE(canUseVec(rows8, eb, 2, 4094, 4));  // N % 4 != 0: later rows start misaligned
+}
+
+TEST_CASE("canUseVec: VEC = 8 (16-bit and byte operands) takes 16-byte runs", "[launch][vec]") {
+  alignas(16) static unsigned short h16[64];
+  alignas(16) static unsigned char b8[64];
+  const int eb[2] = {2, 1};
+  const void* ok[2] = {h16 + 8, b8 + 8};  // 16 bytes of bf16, 8 bytes of a mask
+  CHECK(canUseVec(ok, eb, 2, 4096, 8));
+  CHECK_FALSE(canUseVec(ok, eb, 2, 4092, 8));  // N % 8 != 0 (VEC = 4 would do)
+  CHECK(canUseVec(ok, eb, 2, 4092, 4));
+  const void* half16[2] = {h16 + 4, b8};  // the bf16 rows only 8-byte aligned
+  CHECK_FALSE(canUseVec(half16, eb, 2, 4096, 8));
+  CHECK(canUseVec(half16, eb, 2, 4096, 4));
+  const void* mask4[2] = {h16, b8 + 4};  // the mask's runs of 8 bytes only 4-byte aligned
+  CHECK_FALSE(canUseVec(mask4, eb, 2, 4096, 8));
+  CHECK_FALSE(canUseVec(ok, eb, 2, 4096, 0));
 }

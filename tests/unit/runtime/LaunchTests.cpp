@@ -74,6 +74,26 @@ struct Mixed16Swapped : Mixed16 {
   static constexpr int kSmemSlot[kNumKept] = {1, 0};
   static constexpr int kPartialDrop = -1;
 };
+// Every per-element operand 16-bit or a byte (the files of VEC = 8): x bf16 kept,
+// mask bool, y bf16.
+struct Narrow16 {
+  static constexpr int kStages = 1;
+  static constexpr int kQ[kStages] = {1};
+  static constexpr Reduce kReduce[] = {Reduce::Sum};
+  static constexpr Operand kInputs[] = {{Kind::Row, Elem::BF16}, {Kind::Row, Elem::Bool}};
+  static constexpr Operand kOutputs[] = {{Kind::Row, Elem::BF16}};
+  static constexpr unsigned kReads[kStages + 1] = {0b01, 0b11};
+  static constexpr int kNumKept = 1;
+  static constexpr int kKept[kNumKept] = {0};
+  static constexpr int kSmemSlot[kNumKept] = {0};
+  static constexpr int kMaterialize[kNumKept] = {-1};
+  static constexpr int kPartialDrop = -1;
+  static constexpr bool kPartialDropReadLate = false;
+  static constexpr unsigned kHoisted = 0;
+  static constexpr unsigned kPrefetchL2 = 0;
+  static constexpr int kThreads = 256, kWideThreads = 512;
+  static constexpr bool kFastMath = true;
+};
 
 // Stand-ins for kernels: only their addresses are compared here.
 void fakeA() {}
@@ -176,14 +196,41 @@ TEST_CASE("16-bit storage: b_keep, SMEM slots, element sizes, VEC = 4", "[launch
   // for bf16 and f16); the per-row output is not accessed four at a time.
   alignas(16) static unsigned char buf[1024];
   const void* aligned[] = {buf + 8, buf + 16, buf + 24, buf + 40, buf + 4};
-  CHECK(host::vec4Ok(w, aligned, 4096));
-  CHECK_FALSE(host::vec4Ok(w, aligned, 4098));
+  CHECK(host::vectorOk(w, aligned, 4096));
+  CHECK_FALSE(host::vectorOk(w, aligned, 4098));
   const void* f32Off[] = {buf + 8, buf + 24, buf + 24, buf + 40, buf + 4};  // dy 8-byte aligned only
-  CHECK_FALSE(host::vec4Ok(w, f32Off, 4096));
+  CHECK_FALSE(host::vectorOk(w, f32Off, 4096));
   const void* bf16Off[] = {buf + 4, buf + 16, buf + 24, buf + 40, buf + 4};  // x 4-byte aligned only
-  CHECK_FALSE(host::vec4Ok(w, bf16Off, 4096));
+  CHECK_FALSE(host::vectorOk(w, bf16Off, 4096));
   const void* f16Off[] = {buf + 8, buf + 16, buf + 26, buf + 40, buf + 4};  // gamma 2-byte aligned only
-  CHECK_FALSE(host::vec4Ok(w, f16Off, 4096));
+  CHECK_FALSE(host::vectorOk(w, f16Off, 4096));
+}
+
+TEST_CASE("VEC = 8: the file's vector width sets the kernel and the alignment rule", "[launch][vec]") {
+  const host::Kernel kernels[] = {{Form::ClusterSync, 8, host::kernel(fakeA)},
+                                  {Form::ClusterSync, 1, host::kernel(fakeB)},
+                                  {Form::ControlSync, 1, host::kernel(fakeC)}};
+  const host::Workload w = host::describe<Narrow16>(kernels, nullptr, findTarget("sm_90"));
+  CHECK(host::vectorWidth(w) == 8);
+  CHECK(host::vectorWidth(host::describe<Layernorm>(kKernels, nullptr, findTarget("sm_90"))) == 4);
+  CHECK(host::findKernel(w, Form::ClusterSync, true) == host::kernel(fakeA));
+  CHECK(host::findKernel(w, Form::ClusterSync, false) == host::kernel(fakeB));
+  CHECK(host::findKernel(w, Form::ControlSync, false) == host::kernel(fakeC));
+  // Runs of eight: 16 bytes of bf16, 8 of the mask; N % 8 == 0.
+  alignas(16) static unsigned char buf[1024];
+  const void* aligned[] = {buf + 16, buf + 8, buf + 32};
+  CHECK(host::vectorOk(w, aligned, 4096));
+  CHECK_FALSE(host::vectorOk(w, aligned, 4100));  // N % 4 == 0 is not enough
+  const void* x8[] = {buf + 8, buf + 8, buf + 32};  // x 8-byte aligned: the VEC = 4 rule only
+  CHECK_FALSE(host::vectorOk(w, x8, 4096));
+  const void* mask4[] = {buf + 16, buf + 4, buf + 32};
+  CHECK_FALSE(host::vectorOk(w, mask4, 4096));
+  // Slices start at multiples of 8 elements, so every CTA's runs stay 16-byte aligned.
+  for (long long N : {8LL, 4096LL, 4104LL, 65544LL})
+    for (int P : {2, 4, 8, 16}) {
+      INFO("N " << N << " P " << P);
+      CHECK(sliceElems(N, P) % 8 == 0);
+    }
 }
 
 TEST_CASE("describe: the reread kernels' own stages", "[launch]") {

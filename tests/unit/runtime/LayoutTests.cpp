@@ -107,15 +107,16 @@ TEST_CASE("geometry helpers", "[layout][geometry]") {
   CHECK(roundUp(10, 4) == 12);
   CHECK(roundUp(12, 4) == 12);
   CHECK(sliceElems(4096, 8) == 512);
-  CHECK(sliceElems(10, 4) == 4);
-  CHECK(sliceElems(1, 1) == 4);
-  CHECK(sliceElems(4097, 8) == 516);
+  CHECK(sliceElems(10, 4) == 8);
+  CHECK(sliceElems(1, 1) == 8);
+  CHECK(sliceElems(4097, 8) == 520);
+  CHECK(sliceElems(4128, 8) == 520);  // 516 is a multiple of 4, not of 8
   for (long long n : {1LL, 3LL, 4LL, 1000LL, 4097LL, 65536LL, 100003LL})
     for (int p : {1, 2, 4, 8, 16}) {
       const long long s = sliceElems(n, p);
-      CHECK(s % kVecElems == 0);
-      CHECK(s * p >= n);                 // slices cover the row
-      CHECK((s - kVecElems) * p < n);    // and are the smallest such multiple of 4
+      CHECK(s % kSliceGranule == 0);
+      CHECK(s * p >= n);                      // slices cover the row
+      CHECK((s - kSliceGranule) * p < n);     // and are the smallest such multiple of 8
     }
 }
 
@@ -230,11 +231,11 @@ TEST_CASE("maxLegalN is the exact Eq. (3) boundary", "[layout][legality]") {
           INFO("keep " << g.keepBytesPerElem << " target " << targetAt(t).arch << " P " << p
                        << " proto " << static_cast<int>(proto) << " maxN " << n);
           REQUIRE(n > 0);
-          CHECK(n % (4LL * p) == 0);
+          CHECK(n % (8LL * p) == 0);
           CHECK(smemBytes(g, n, p, proto) <= limit);
           CHECK(isLegal(g, n, p, proto, limit));
           CHECK(smemBytes(g, n + 1, p, proto) > limit);
-          CHECK(smemBytes(g, n + 4LL * p, p, proto) > limit);
+          CHECK(smemBytes(g, n + 8LL * p, p, proto) > limit);
         }
   // LayerNorm on sm_90: scratch 32 + 16 + 16 + loadBars 32 = 96 B at P = 1,
   // 32 + 16 + 32 + 32 = 112 B at P = 8 (loadBars 4*8 per kept input = 32 B),
@@ -242,13 +243,13 @@ TEST_CASE("maxLegalN is the exact Eq. (3) boundary", "[layout][legality]") {
   const WorkloadGeometry ln{4, 2, 1, 2, 256};
   CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == (232448 - 128) / 4);  // 58080
   CHECK(maxLegalN(ln, 1, Protocol::Sync, 232448) == 58080);
-  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 128) / 4 / 4 * 4));
+  CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 8LL * ((232448 - 128) / 4 / 8 * 8));
   CHECK(maxLegalN(ln, 8, Protocol::Sync, 232448) == 464640);
   // Nothing fits when the scratch alone exceeds the limit.
   CHECK(maxLegalN(ln, 8, Protocol::Sync, 64) == 0);
   // Nothing kept: bounded by 32-bit indexing only.
   const WorkloadGeometry none{0, 1, 1, 1, 256};
-  CHECK(maxLegalN(none, 8, Protocol::Sync, 232448) == 2147483647LL / 32 * 32);
+  CHECK(maxLegalN(none, 8, Protocol::Sync, 232448) == 2147483647LL / 64 * 64);
 }
 
 TEST_CASE("target table", "[layout][target]") {
@@ -333,8 +334,8 @@ TEST_CASE("smemLayoutPersistent: doubled exchange scratch, one load mbarrier per
   // batch (4 x float4 x 512 threads = 8192 elements), so every sweep lies in one piece.
   CHECK(persistentPieceElems(g2, 262144, 16, 1) == 16384);
   CHECK(persistentPieceElems(g2, 262144, 16, 2) == 8192);
-  CHECK(persistentPieceElems(g2, 200000, 16, 2) == 8192);  // slice 12500: pieces of 8192 and 4308
-  CHECK(persistentPieceElems(g2, 200000, 16, 1) == 12500);
+  CHECK(persistentPieceElems(g2, 200000, 16, 2) == 8192);  // slice 12504: pieces of 8192 and 4312
+  CHECK(persistentPieceElems(g2, 200000, 16, 1) == 12504);
   const SmemLayout halves = smemLayoutPersistent(g2, 262144, 16, 7, 2);
   CHECK(halves.keepBytes == 8192 * 4);
   CHECK(halves.totalBytes == halves.keepOffset + 7 * 8192 * 4);

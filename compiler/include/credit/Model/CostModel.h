@@ -112,6 +112,8 @@ struct KernelFacts {
   bool hasPersistentForm = false;
   int persistentHoisted = 0;                  // broadcast inputs only h reads (numHoistedInputs)
   bool persistentKeptReadLate = false;        // a kept input first read late: whole slices only
+  int vectorWidth = 4;                        // elements per access run of the vector kernels (_v<width>)
+  int keptInputs = 0;                         // row inputs kept on chip (the schedule's `kept`)
   // The reread kernel's bytes per element where it runs its own stages (an online
   // statistic, useRereadStages); -1: baseline and reread above.
   long long rereadKernelBaseline = -1, rereadKernelReread = -1;

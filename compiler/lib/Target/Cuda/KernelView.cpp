@@ -154,9 +154,12 @@ llvm::SmallVector<KernelInstance> KernelView::kernels() const {
       out.push_back({f, 0, prefix + "_" + base});
       continue;
     }
-    for (int vec : {4, 1})
-      if (vec == 4 || !persistent)
-        out.push_back({f, vec, prefix + "_" + base + "_v" + std::to_string(vec) + suffix});
+    for (int vec : {schedule.vectorWidth, 1}) {
+      if (vec == 1 && (persistent || (f == cr::Form::StagedRegsDeepWide &&
+                                      !::credit::hasScalarDeepRegisterForm(static_cast<int>(schedule.kept.size())))))
+        continue;
+      out.push_back({f, vec, prefix + "_" + base + "_v" + std::to_string(vec) + suffix});
+    }
   }
   return out;
 }

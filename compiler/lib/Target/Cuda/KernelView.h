@@ -52,12 +52,12 @@ struct Operand {
   llvm::StringRef kindWord() const;
 };
 
-/// One extern "C" kernel: a form at one vector width (0: the control kernels,
-/// which have none).
+/// One extern "C" kernel: a form at one vector width (the schedule's, or 1; 0:
+/// the control kernels, which have none).
 struct KernelInstance {
   mlir::credit::Form form;
   int vec = 4;
-  std::string name; // credit_K_cluster_sync_v4, credit_K_staged_v1_cta512, ...
+  std::string name; // credit_K_cluster_sync_v4, credit_K_staged_v1_cta512, credit_K_reread_v8, ...
 };
 
 /// The library's name of a form: "ClusterSync", "StagedRegsWideWide", ...

@@ -9,7 +9,8 @@
 //              element work at all)
 //   rows       one row per CTA or cluster | persistent, static rows | persistent,
 //              rows claimed at run time
-//   VEC 4 | 1, THREADS, RPT (register elements per thread and kept input), PIECES
+//   VEC 8 | 4 | 1 (elements per access run: 8 where every per-element operand is at
+//   most 2 bytes, memory.cuh), THREADS, RPT (register elements per thread and kept input), PIECES
 //   (copies per kept slice in the ring), MINCTAS (__launch_bounds__).
 #ifndef CREDIT_DEVICE_FORM_CUH
 #define CREDIT_DEVICE_FORM_CUH
@@ -34,7 +35,7 @@ struct Policy {
   static constexpr int RPT = RPT_;
   static constexpr int PIECES = PIECES_;
   static constexpr int kMinCtas = MINCTAS;
-  static_assert(VEC == 4 || VEC == 1, "VEC is 4 (16-byte accesses) or 1");
+  static_assert(VEC == 8 || VEC == 4 || VEC == 1, "VEC is 8, 4 or 1");
   static_assert(THREADS % 32 == 0 && THREADS > 32, "whole warps, at least two (warp 1 claims rows)");
   static_assert((R == Residency::Registers || R == Residency::Ring) == (RPT > 0),
                 "register elements per thread exactly in the register and ring residencies");

@@ -3,12 +3,16 @@
 // registers, and the conversions.
 //
 // Every loaded element becomes a float where the workload reads it (its arithmetic
-// is f32); an element type says how it is stored. VEC = 4 accesses are one 16-byte access for
-// f32, one 8-byte access for bf16 and f16, one 4-byte access for the byte types:
-// the launchers pick VEC = 4 only where every row start is aligned to four
-// elements and N % 4 == 0, and slices start at multiples of 4 elements. Loads are
-// exact (a bool is 0 or 1, a u8 / i8 its integer, a per-row i32 / i64 its nearest
-// f32, exact up to 2^24); bf16 and f16 stores round to nearest even.
+// is f32); an element type says how it is stored. VEC consecutive elements move in
+// accesses of min(16, VEC x element bytes) bytes: VEC = 4 is one 16-byte access for
+// f32, one 8-byte access for bf16 and f16, one 4-byte access for the byte types;
+// VEC = 8 (the kernels whose per-element operands are at most 2 bytes) is one
+// 16-byte access for bf16 and f16, one 8-byte access for the byte types. The
+// launchers pick a vector kernel only where every row start is aligned to VEC
+// elements and N % VEC == 0, and slices start at multiples of kSliceGranule (8)
+// elements. Loads are exact (a bool is 0 or 1, a u8 / i8 its integer, a per-row
+// i32 / i64 its nearest f32, exact up to 2^24); bf16 and f16 stores round to
+// nearest even.
 #ifndef CREDIT_DEVICE_MEMORY_CUH
 #define CREDIT_DEVICE_MEMORY_CUH
 
@@ -74,19 +78,6 @@ struct Bits16<__half> {
   }
   CREDIT_DEVICE static unsigned from_f32(float a) { return __half_as_ushort(__float2half_rn(a)); }
 };
-// Four 16-bit elements in two words (little-endian: element 0 in the low half of w0).
-template <class T>
-CREDIT_DEVICE void unpack4(float (&v)[4], unsigned w0, unsigned w1) {
-  v[0] = Bits16<T>::to_f32(w0);
-  v[1] = Bits16<T>::to_f32(w0 >> 16);
-  v[2] = Bits16<T>::to_f32(w1);
-  v[3] = Bits16<T>::to_f32(w1 >> 16);
-}
-template <class T>
-CREDIT_DEVICE uint2 pack4(const float (&v)[4]) {
-  return make_uint2(Bits16<T>::from_f32(v[0]) | Bits16<T>::from_f32(v[1]) << 16,
-                    Bits16<T>::from_f32(v[2]) | Bits16<T>::from_f32(v[3]) << 16);
-}
 // The language's i8(a): truncation toward zero, saturated to [-128, 127], NaN -> 0.
 // fmaxf / fminf return the non-NaN operand, so the NaN test comes first.
 CREDIT_DEVICE int8_t f32_to_i8(float a) {
@@ -109,191 +100,208 @@ template <>
 struct Byte<bool> {
   CREDIT_DEVICE static float to_f32(unsigned b) { return (b & 0xFFu) != 0u ? 1.0f : 0.0f; }
 };
-// Four byte elements in one word (little-endian: element 0 in the low byte).
-template <class T>
-CREDIT_DEVICE void unpack4_bytes(float (&v)[4], unsigned w) {
-#pragma unroll
-  for (int k = 0; k < 4; ++k) v[k] = Byte<T>::to_f32(w >> (8 * k));
-}
-// 16 bytes where `pred` holds, else zeros: one predicated ld.global.nc.v4 (no
-// branch), so that a run of them stays a run of loads in flight together.
-CREDIT_DEVICE void ld_global_if(float (&v)[4], const float* p, bool pred) {
-  asm("{\n\t.reg .pred q;\n\t"
-      "setp.ne.b32 q, %5, 0;\n\t"
-      "mov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\tmov.b32 %2, 0;\n\tmov.b32 %3, 0;\n\t"
-      "@q ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n\t}"
-      : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
-      : "l"(p), "r"(static_cast<int>(pred)));
-}
-// Four 16-bit elements (8 bytes) where `pred` holds, else zeros: one predicated
-// ld.global.nc.v2.b32, likewise.
-template <class T>
-CREDIT_DEVICE void ld_global_if16(float (&v)[4], const T* p, bool pred) {
-  unsigned w0, w1;
-  asm("{\n\t.reg .pred q;\n\t"
-      "setp.ne.b32 q, %3, 0;\n\t"
-      "mov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\t"
-      "@q ld.global.nc.v2.b32 {%0, %1}, [%2];\n\t}"
-      : "=r"(w0), "=r"(w1)
-      : "l"(p), "r"(static_cast<int>(pred)));
-  unpack4<T>(v, w0, w1);
-}
-CREDIT_DEVICE void ld_global_if(float (&v)[4], const __nv_bfloat16* p, bool pred) { ld_global_if16(v, p, pred); }
-CREDIT_DEVICE void ld_global_if(float (&v)[4], const __half* p, bool pred) { ld_global_if16(v, p, pred); }
-// Four byte elements (4 bytes) where `pred` holds, else zeros (false): one
-// predicated ld.global.nc.b32, likewise.
-template <class T>
-CREDIT_DEVICE void ld_global_if_bytes(float (&v)[4], const T* p, bool pred) {
-  unsigned w;
-  asm("{\n\t.reg .pred q;\n\t"
-      "setp.ne.b32 q, %2, 0;\n\t"
-      "mov.b32 %0, 0;\n\t"
-      "@q ld.global.nc.b32 %0, [%1];\n\t}"
-      : "=r"(w)
-      : "l"(p), "r"(static_cast<int>(pred)));
-  unpack4_bytes<T>(v, w);
-}
-CREDIT_DEVICE void ld_global_if(float (&v)[4], const int8_t* p, bool pred) { ld_global_if_bytes(v, p, pred); }
-CREDIT_DEVICE void ld_global_if(float (&v)[4], const uint8_t* p, bool pred) { ld_global_if_bytes(v, p, pred); }
-CREDIT_DEVICE void ld_global_if(float (&v)[4], const bool* p, bool pred) { ld_global_if_bytes(v, p, pred); }
-
-template <int VEC>
-CREDIT_DEVICE void st_global(float* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4) {
-    __stwb(reinterpret_cast<float4*>(p), make_float4(v[0], v[1], v[2], v[3]));
-  } else {
-    __stwb(p, v[0]);
-  }
-}
-// bf16 and f16: rounded to nearest even; one 8-byte store for VEC = 4.
-template <int VEC, class T>
-CREDIT_DEVICE void st_global16(T* p, const float (&v)[VEC]) {
-  if constexpr (VEC == 4) {
-    __stwb(reinterpret_cast<uint2*>(p), pack4<T>(v));
-  } else {
-    __stwb(reinterpret_cast<unsigned short*>(p), static_cast<unsigned short>(Bits16<T>::from_f32(v[0])));
-  }
-}
-template <int VEC>
-CREDIT_DEVICE void st_global(__nv_bfloat16* p, const float (&v)[VEC]) {
-  st_global16(p, v);
-}
-template <int VEC>
-CREDIT_DEVICE void st_global(__half* p, const float (&v)[VEC]) {
-  st_global16(p, v);
-}
-template <int VEC>
-CREDIT_DEVICE void st_global(int8_t* p, const int8_t (&v)[VEC]) {
-  if constexpr (VEC == 4) {  // one 4-byte store, little-endian
-    const unsigned packed = static_cast<unsigned>(static_cast<unsigned char>(v[0])) |
-                            static_cast<unsigned>(static_cast<unsigned char>(v[1])) << 8 |
-                            static_cast<unsigned>(static_cast<unsigned char>(v[2])) << 16 |
-                            static_cast<unsigned>(static_cast<unsigned char>(v[3])) << 24;
-    __stwb(reinterpret_cast<unsigned*>(p), packed);
-  } else {
-    *p = v[0];
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Raw words: the element loops' batches hold what a load returns, undecoded, and
 // decode an element where the workload reads it. A batch in flight then costs its
-// bytes in registers whatever the type (a 16-bit load of four elements two words,
-// not four floats), and a deposit stores the loaded words back unchanged. VEC = 4:
-// f32 words 0-3, 16-bit words 0-1 (element 0 in the low half), bytes word 0
-// (element 0 in the low byte); VEC = 1: word 0. The other words stay unused.
+// bytes in registers whatever the type (a 16-bit load of eight elements four words,
+// not eight floats), and a deposit stores the loaded words back unchanged. Element
+// vi of a run is word vi (f32), the vi % 2 half of word vi / 2 (16-bit) or the
+// vi % 4 byte of word vi / 4 (bytes), little-endian; a run of VEC elements fills
+// its first VEC x element bytes / 4 words (one word for runs shorter than that).
 // ---------------------------------------------------------------------------
-template <class T>
-CREDIT_HD constexpr int words4() {
-  return sizeof(T) == 4 ? 4 : sizeof(T) == 2 ? 2 : 1;  // words of four elements
+template <class T, int VEC>
+CREDIT_HD constexpr int run_bytes() {
+  return VEC * static_cast<int>(sizeof(T));
+}
+// The width of each access to a run: 16 bytes at most, no wider than the run or
+// than the alignment `align` of its start.
+template <class T, int VEC, int align>
+CREDIT_HD constexpr int access_bytes() {
+  constexpr int cap = align < 16 ? align : 16;
+  return run_bytes<T, VEC>() < cap ? run_bytes<T, VEC>() : cap;
 }
 template <class T, int VEC>
 CREDIT_DEVICE float decode(const unsigned (&w)[VEC], int vi) {
-  if constexpr (sizeof(T) == 4) {
-    return __uint_as_float(w[VEC == 4 ? vi : 0]);
-  } else if constexpr (sizeof(T) == 2) {
-    return VEC == 4 ? Bits16<T>::to_f32(w[vi / 2] >> (16 * (vi % 2))) : Bits16<T>::to_f32(w[0]);
-  } else {
-    return VEC == 4 ? Byte<T>::to_f32(w[0] >> (8 * vi)) : Byte<T>::to_f32(w[0]);
-  }
+  if constexpr (sizeof(T) == 4) return __uint_as_float(w[vi]);
+  else if constexpr (sizeof(T) == 2) return Bits16<T>::to_f32(w[vi / 2] >> (16 * (vi % 2)));
+  else return Byte<T>::to_f32(w[vi / 4] >> (8 * (vi % 4)));
 }
 template <class T, int VEC>
 CREDIT_DEVICE void decode_all(float (&v)[VEC], const unsigned (&w)[VEC]) {
 #pragma unroll
   for (int vi = 0; vi < VEC; ++vi) v[vi] = decode<T>(w, vi);
 }
-// Global memory goes through __ldg (and st_global through __stwb) so that the access
-// width is exactly the one written here: one 16-, 8- or 4-byte access for VEC = 4.
-template <int VEC, class T>
-CREDIT_DEVICE void ld_global_words(unsigned (&w)[VEC], const T* p) {
-  if constexpr (VEC == 4 && sizeof(T) == 4) {
-    const uint4 t = __ldg(reinterpret_cast<const uint4*>(p));
-    w[0] = t.x;
-    w[1] = t.y;
-    w[2] = t.z;
-    w[3] = t.w;
-  } else if constexpr (VEC == 4 && sizeof(T) == 2) {
-    const uint2 t = __ldg(reinterpret_cast<const uint2*>(p));
-    w[0] = t.x;
-    w[1] = t.y;
-  } else if constexpr (sizeof(T) == 4 || VEC == 4) {  // one f32, or four bytes
-    w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
-  } else if constexpr (sizeof(T) == 2) {
-    w[0] = __ldg(reinterpret_cast<const unsigned short*>(p));
+// Floats to the words of a run of T (f32 bits; bf16 and f16 rounded to nearest even).
+template <class T, int VEC>
+CREDIT_DEVICE void encode_all(unsigned (&w)[VEC], const float (&v)[VEC]) {
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int vi = 0; vi < VEC; ++vi) w[vi] = __float_as_uint(v[vi]);
   } else {
-    w[0] = __ldg(reinterpret_cast<const unsigned char*>(p));
+    static_assert(sizeof(T) == 2, "floats are stored as f32, bf16 or f16");
+#pragma unroll
+    for (int k = 0; k < (VEC + 1) / 2; ++k)
+      w[k] = Bits16<T>::from_f32(v[2 * k]) | (2 * k + 1 < VEC ? Bits16<T>::from_f32(v[2 * k + 1]) << 16 : 0u);
   }
 }
+
+namespace detail {
+// One access of B bytes at word k of a run: global memory through __ldg and __stwb
+// (so that the access width is exactly B), SMEM plainly.
+template <int B>
+CREDIT_DEVICE void ld_global_at(unsigned* w, const void* p, int k) {
+  if constexpr (B == 16) {
+    const uint4 t = __ldg(reinterpret_cast<const uint4*>(p) + k / 4);
+    w[k] = t.x, w[k + 1] = t.y, w[k + 2] = t.z, w[k + 3] = t.w;
+  } else if constexpr (B == 8) {
+    const uint2 t = __ldg(reinterpret_cast<const uint2*>(p) + k / 2);
+    w[k] = t.x, w[k + 1] = t.y;
+  } else if constexpr (B == 4) {
+    w[k] = __ldg(reinterpret_cast<const unsigned*>(p) + k);
+  } else if constexpr (B == 2) {
+    w[k] = __ldg(reinterpret_cast<const unsigned short*>(p));
+  } else {
+    w[k] = __ldg(reinterpret_cast<const unsigned char*>(p));
+  }
+}
+template <int B>
+CREDIT_DEVICE void st_global_at(void* p, const unsigned* w, int k) {
+  if constexpr (B == 16) __stwb(reinterpret_cast<uint4*>(p) + k / 4, make_uint4(w[k], w[k + 1], w[k + 2], w[k + 3]));
+  else if constexpr (B == 8) __stwb(reinterpret_cast<uint2*>(p) + k / 2, make_uint2(w[k], w[k + 1]));
+  else if constexpr (B == 4) __stwb(reinterpret_cast<unsigned*>(p) + k, w[k]);
+  else if constexpr (B == 2) __stwb(reinterpret_cast<unsigned short*>(p), static_cast<unsigned short>(w[k]));
+  else *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[k]);
+}
+template <int B>
+CREDIT_DEVICE void ld_smem_at(unsigned* w, const void* p, int k) {
+  if constexpr (B == 16) {
+    const uint4 t = reinterpret_cast<const uint4*>(p)[k / 4];
+    w[k] = t.x, w[k + 1] = t.y, w[k + 2] = t.z, w[k + 3] = t.w;
+  } else if constexpr (B == 8) {
+    const uint2 t = reinterpret_cast<const uint2*>(p)[k / 2];
+    w[k] = t.x, w[k + 1] = t.y;
+  } else if constexpr (B == 4) {
+    w[k] = reinterpret_cast<const unsigned*>(p)[k];
+  } else if constexpr (B == 2) {
+    w[k] = *reinterpret_cast<const unsigned short*>(p);
+  } else {
+    w[k] = *reinterpret_cast<const unsigned char*>(p);
+  }
+}
+template <int B>
+CREDIT_DEVICE void st_smem_at(void* p, const unsigned* w, int k) {
+  if constexpr (B == 16) reinterpret_cast<uint4*>(p)[k / 4] = make_uint4(w[k], w[k + 1], w[k + 2], w[k + 3]);
+  else if constexpr (B == 8) reinterpret_cast<uint2*>(p)[k / 2] = make_uint2(w[k], w[k + 1]);
+  else if constexpr (B == 4) reinterpret_cast<unsigned*>(p)[k] = w[k];
+  else if constexpr (B == 2) *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(w[k]);
+  else *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[k]);
+}
+// Words per access of B bytes (sub-word accesses fill one word).
+template <int B>
+CREDIT_HD constexpr int access_words() {
+  return B >= 4 ? B / 4 : 1;
+}
+}  // namespace detail
+
+// A run of VEC elements of global memory (16-byte aligned runs of at least 16 bytes:
+// the launchers' alignment rule), as words.
+template <int VEC, class T>
+CREDIT_DEVICE void ld_global_words(unsigned (&w)[VEC], const T* p) {
+  constexpr int B = access_bytes<T, VEC, 16>(), n = run_bytes<T, VEC>() / B;
+#pragma unroll
+  for (int a = 0; a < n; ++a) detail::ld_global_at<B>(w, p, a * detail::access_words<B>());
+}
+template <int VEC, class T>
+CREDIT_DEVICE void st_global_words(T* p, const unsigned (&w)[VEC]) {
+  constexpr int B = access_bytes<T, VEC, 16>(), n = run_bytes<T, VEC>() / B;
+#pragma unroll
+  for (int a = 0; a < n; ++a) detail::st_global_at<B>(p, w, a * detail::access_words<B>());
+}
 // The kept slice in this CTA's SMEM, in its storage type. kAlign is the alignment
-// (bytes) of the slice's start: 16 where the bytes of the arrays before it are a
-// multiple of 4 per element, 8 after an odd number of 16-bit arrays, 4 after a
-// byte array (slices are multiples of 4 elements). VEC = 4 accesses are as wide as
-// that allows: f32 one v4 access, two v2 or four scalar ones; bf16 and f16 one
-// 8-byte access or two 4-byte ones; bytes one 4-byte access. VEC = 1: one element.
+// (bytes) of the slice's start (residency::kept_align): each run goes in accesses as
+// wide as it and kAlign allow.
 template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void ld_smem_words(unsigned (&w)[VEC], const T* p) {
-  if constexpr (VEC == 4 && sizeof(T) == 4 && kAlign >= 16) {
-    const uint4 t = *reinterpret_cast<const uint4*>(p);
-    w[0] = t.x;
-    w[1] = t.y;
-    w[2] = t.z;
-    w[3] = t.w;
-  } else if constexpr (VEC == 4 && ((sizeof(T) == 4 && kAlign == 8) || (sizeof(T) == 2 && kAlign >= 8))) {
+  constexpr int B = access_bytes<T, VEC, kAlign>(), n = run_bytes<T, VEC>() / B;
 #pragma unroll
-    for (int h = 0; h < words4<T>() / 2; ++h) {
-      const uint2 t = reinterpret_cast<const uint2*>(p)[h];
-      w[2 * h] = t.x;
-      w[2 * h + 1] = t.y;
-    }
-  } else if constexpr (VEC == 4) {
-#pragma unroll
-    for (int k = 0; k < words4<T>(); ++k) w[k] = reinterpret_cast<const unsigned*>(p)[k];
-  } else if constexpr (sizeof(T) == 4) {
-    w[0] = *reinterpret_cast<const unsigned*>(p);
-  } else if constexpr (sizeof(T) == 2) {
-    w[0] = *reinterpret_cast<const unsigned short*>(p);
-  } else {
-    w[0] = *reinterpret_cast<const unsigned char*>(p);
-  }
+  for (int a = 0; a < n; ++a) detail::ld_smem_at<B>(w, p, a * detail::access_words<B>());
 }
 template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void st_smem_words(T* p, const unsigned (&w)[VEC]) {
-  if constexpr (VEC == 4 && sizeof(T) == 4 && kAlign >= 16) {
-    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
-  } else if constexpr (VEC == 4 && ((sizeof(T) == 4 && kAlign == 8) || (sizeof(T) == 2 && kAlign >= 8))) {
+  constexpr int B = access_bytes<T, VEC, kAlign>(), n = run_bytes<T, VEC>() / B;
 #pragma unroll
-    for (int h = 0; h < words4<T>() / 2; ++h) reinterpret_cast<uint2*>(p)[h] = make_uint2(w[2 * h], w[2 * h + 1]);
-  } else if constexpr (VEC == 4) {
-#pragma unroll
-    for (int k = 0; k < words4<T>(); ++k) reinterpret_cast<unsigned*>(p)[k] = w[k];
-  } else if constexpr (sizeof(T) == 4) {
-    *reinterpret_cast<unsigned*>(p) = w[0];
-  } else if constexpr (sizeof(T) == 2) {
-    *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(w[0]);
+  for (int a = 0; a < n; ++a) detail::st_smem_at<B>(p, w, a * detail::access_words<B>());
+}
+
+// Up to 16 bytes (NW words) where `pred` holds, else zeros: one predicated
+// ld.global.nc (no branch), so that a run of them stays a run of loads in flight
+// together.
+template <int NW>
+CREDIT_DEVICE void ld_global_if_access(unsigned* w, const void* p, bool pred) {
+  static_assert(NW == 1 || NW == 2 || NW == 4, "one 4-, 8- or 16-byte access");
+  if constexpr (NW == 4) {
+    asm("{\n\t.reg .pred q;\n\t"
+        "setp.ne.b32 q, %5, 0;\n\t"
+        "mov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\tmov.b32 %2, 0;\n\tmov.b32 %3, 0;\n\t"
+        "@q ld.global.nc.v4.b32 {%0, %1, %2, %3}, [%4];\n\t}"
+        : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+        : "l"(p), "r"(static_cast<int>(pred)));
+  } else if constexpr (NW == 2) {
+    asm("{\n\t.reg .pred q;\n\t"
+        "setp.ne.b32 q, %3, 0;\n\t"
+        "mov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\t"
+        "@q ld.global.nc.v2.b32 {%0, %1}, [%2];\n\t}"
+        : "=r"(w[0]), "=r"(w[1])
+        : "l"(p), "r"(static_cast<int>(pred)));
   } else {
-    *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[0]);
+    asm("{\n\t.reg .pred q;\n\t"
+        "setp.ne.b32 q, %2, 0;\n\t"
+        "mov.b32 %0, 0;\n\t"
+        "@q ld.global.nc.b32 %0, [%1];\n\t}"
+        : "=r"(w[0])
+        : "l"(p), "r"(static_cast<int>(pred)));
   }
 }
+// VEC elements (a vector run: at least 4 bytes) where `pred` holds, else zeros
+// (false), as floats: the register forms' loads at entry.
+template <int VEC, class T>
+CREDIT_DEVICE void ld_global_if(float (&v)[VEC], const T* p, bool pred) {
+  constexpr int B = access_bytes<T, VEC, 16>(), n = run_bytes<T, VEC>() / B;
+  static_assert(B >= 4, "a vector run");
+  unsigned w[VEC];
+#pragma unroll
+  for (int a = 0; a < n; ++a)
+    ld_global_if_access<B / 4>(w + a * (B / 4), reinterpret_cast<const unsigned char*>(p) + a * B, pred);
+  decode_all<T>(v, w);
+}
+
+// Row outputs: f32 as is, bf16 and f16 rounded to nearest even, i8 as its bytes.
+template <int VEC>
+CREDIT_DEVICE void st_global(float* p, const float (&v)[VEC]) {
+  unsigned w[VEC];
+  encode_all<float>(w, v);
+  st_global_words(p, w);
+}
+template <int VEC>
+CREDIT_DEVICE void st_global(__nv_bfloat16* p, const float (&v)[VEC]) {
+  unsigned w[VEC];
+  encode_all<__nv_bfloat16>(w, v);
+  st_global_words(p, w);
+}
+template <int VEC>
+CREDIT_DEVICE void st_global(__half* p, const float (&v)[VEC]) {
+  unsigned w[VEC];
+  encode_all<__half>(w, v);
+  st_global_words(p, w);
+}
+template <int VEC>
+CREDIT_DEVICE void st_global(int8_t* p, const int8_t (&v)[VEC]) {
+  unsigned w[VEC] = {};
+#pragma unroll
+  for (int vi = 0; vi < VEC; ++vi) w[vi / 4] |= static_cast<unsigned>(static_cast<unsigned char>(v[vi])) << (8 * (vi % 4));
+  st_global_words(p, w);
+}
+
 // VEC elements as floats.
 template <int VEC, class T>
 CREDIT_DEVICE void ld_global(float (&v)[VEC], const T* p) {
@@ -313,8 +321,7 @@ CREDIT_DEVICE void copy(float (&dst)[VEC], const float (&src)[VEC]) {
 template <int VEC, int kAlign = 16>
 CREDIT_DEVICE void st_smem(float* p, const float (&v)[VEC]) {
   unsigned w[VEC];
-#pragma unroll
-  for (int k = 0; k < VEC; ++k) w[k] = __float_as_uint(v[k]);
+  encode_all<float>(w, v);
   st_smem_words<VEC, kAlign>(p, w);
 }
 

@@ -1,7 +1,7 @@
 // credit/device/residency.cuh -- where each element of a pass comes from, and how a
 // kept input gets where it lives between passes.
 //
-//   smem       the kept slice in SMEM, in the input's storage type. Float4 forms
+//   smem       the kept slice in SMEM, in the input's storage type. Vector forms
 //              fill it with bulk copies issued at the row's start: every kept
 //              input's slice in kLoadChunks chunks, one mbarrier per chunk and load
 //              set, in first-read order; the first pass over an input waits for each
@@ -9,11 +9,11 @@
 //              others land. The whole slice is in flight at once and no register
 //              holds it on the way. Scalar forms deposit what the first pass loaded
 //              (the same thread reads those elements back later, and the passes are
-//              separated by the block reductions' __syncthreads), and so do float4
+//              separated by the block reductions' __syncthreads), and so do vector
 //              launches whose narrower slices are not 16-byte aligned (bulk copies
 //              move 16-byte units; RowKernel::bulk_ok).
 //   registers  the slice in registers, RPT elements per thread in compile-time
-//              sweeps. Float4 forms load the whole slice at entry with predicated
+//              sweeps. Vector forms load the whole slice at entry with predicated
 //              loads, all in flight at once; scalar forms keep what the first pass
 //              loads (fewer registers live at once).
 //   partial    smem, but the dropped input is read from global memory (L2) by every
@@ -23,7 +23,7 @@
 //   reread     every pass reads global memory.
 // A kept input that the schedule materializes (f32 only) holds T(x) from the storing
 // pass on, in SMEM or registers; elsewhere the later passes compute T again.
-// Inputs only h reads: the staged float4 register forms load them at entry where the
+// Inputs only h reads: the staged vector register forms load them at entry where the
 // data registers allow (credit::prefetchInputsOfH), the persistent form loads the
 // hoisted broadcast ones once per CTA and asks L2 for the prefetched row ones.
 #ifndef CREDIT_DEVICE_RESIDENCY_CUH
@@ -73,14 +73,15 @@ template <int kp, class K>
 CREDIT_DEVICE KeptStorage<K, kp>* kept_elem(unsigned char* const* at, unsigned e) {
   return reinterpret_cast<KeptStorage<K, kp>*>(at[kp]) + e;
 }
-// The alignment (bytes) of kept input kp's SMEM slice, for its VEC = 4 accesses: the
-// slot starts at (element bytes before it) x the slice, a multiple of 4 elements, so
-// 16 where those bytes are a multiple of 4 (always with f32 kept inputs alone: the
-// bulk copies' and the ring's workloads), 8 where even, else 4.
+// The alignment (bytes) of kept input kp's SMEM slice, for its vector accesses: the
+// slot starts at (element bytes before it) x the slice, a multiple of kSliceGranule
+// (8) elements, so 16 where those bytes are even (always with f32 kept inputs alone:
+// the ring's workloads), else 8.
 template <int kp, class K>
 CREDIT_HD constexpr int kept_align() {
+  static_assert(kSliceGranule == 8, "slots start at multiples of 8 elements");
   constexpr int b = Contract<typename K::W>::slotOffsetBytes(K::W::kSmemSlot[kp]);
-  return b % 4 == 0 ? 16 : b % 2 == 0 ? 8 : 4;
+  return b % 2 == 0 ? 16 : 8;
 }
 
 // Thread 0: the bulk copies of every kept slice of the row, chunk by chunk, in
@@ -121,7 +122,7 @@ CREDIT_DEVICE void issue_chunks(IntSeq<KP...>, K& k) {
   }
 }
 
-// The register forms' loads at entry: predicated float4 loads of this thread's
+// The register forms' loads at entry: predicated vector loads of this thread's
 // elements at sweep `it`, batch position `u` (zeros past the slice, never read), so
 // that a run of them stays in flight together.
 template <int KP, class K>
@@ -138,7 +139,7 @@ CREDIT_DEVICE void hoist_one(K& k, int it, int u, unsigned off, bool in_slice) {
   if constexpr (hasBit(K::W::kHoisted, i))
     ld_global_if(k.regs.h[i][it][u], k.template in_ptr<i>() + (in_slice ? off : 0u), in_slice);
 }
-// Per row (float4 register forms): every kept input's slice, then the inputs only h
+// Per row (vector register forms): every kept input's slice, then the inputs only h
 // reads where the data registers allow.
 template <class K, int... KP, int... I>
 CREDIT_DEVICE void prefetch_registers(IntSeq<KP...>, IntSeq<I...>, K& k) {

@@ -74,20 +74,21 @@ struct RowKernel {
   static constexpr WorkloadGeometry geometry = kThreads != W::kThreads ? C::wideGeometry()
                                                : kPartial              ? C::partialGeometry()
                                                                        : C::narrowGeometry();
-  // The forms that retain with float4 accesses fill the kept slices with bulk copies
+  // The forms that retain with vector accesses fill the kept slices with bulk copies
   // (sm_90 and later; before, the first pass stores what it loads, as the scalar
   // forms do); one row per launch copies them in chunks. Bulk copies move 16-byte
   // aligned units: f32 slices always are (VEC = 4 launches), narrower ones where N and
   // the slice are multiples of 16 bytes and the pointers 16-byte aligned (bulk_ok);
   // elsewhere the first pass stores what it loads.
-  static constexpr bool kBulk = kRetain && VEC == 4 && geometry.keepBytesPerElem > 0 && kHasBulkCopies;
+  static constexpr bool kBulk = kRetain && VEC > 1 && geometry.keepBytesPerElem > 0 && kHasBulkCopies;
   static constexpr bool kChunked = kBulk && !kPersistent;
-  static constexpr int kUnroll =
-      VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4) : CREDIT_UNROLL_VEC1;
+  static constexpr int kUnroll = VEC == 8   ? CREDIT_UNROLL_VEC8
+                                 : VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4)
+                                            : CREDIT_UNROLL_VEC1;
   static constexpr int kRegIters = kSweeps ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
-  // Float4 register forms load every kept slice at entry; scalar ones keep what the
+  // Vector register forms load every kept slice at entry; scalar ones keep what the
   // first pass loads.
-  static constexpr bool kRegPrefetch = kRegs && VEC == 4;
+  static constexpr bool kRegPrefetch = kRegs && VEC > 1;
   // The staged register forms also load the inputs only h reads at entry where the
   // row's data registers allow it.
   static constexpr bool kPrefetchH = kRegPrefetch && Pol::kExchange == Exchange::None &&
@@ -111,9 +112,11 @@ struct RowKernel {
   static_assert(!kPersistent || C::keptAllF32(), "no persistent form for a workload with a kept input that is not f32");
   static_assert(!kPartial || (W::kPartialDrop >= 0 && kThreads == W::kThreads), "no partial form");
   static_assert(kThreads == W::kThreads || kThreads == W::kWideThreads, "THREADS");
-  // Thread t's runs of VEC words, VEC words apart, accessed VEC words wide, are
-  // bank-conflict-free without a pad.
-  static_assert(!needsPad(VEC, 4, 4 * VEC), "the kept slice needs no padding");
+  // Thread t's runs of VEC kept elements, back to back, accessed up to 16 bytes wide,
+  // are bank-conflict-free without a pad (so VEC = 8 keeps inputs of at most 2 bytes).
+  static_assert(VEC == 1 || NK == 0 ||
+                    !needsPad(VEC, C::keptMaxBytes(), VEC * C::keptMaxBytes() < 16 ? VEC * C::keptMaxBytes() : 16),
+                "the kept slice needs no padding");
   static_assert(!kPersistent || kPersistentMaxUnroll % kUnroll == 0, "CREDIT_UNROLL_PERSISTENT: 1, 2 or 4");
   static_assert(kPersistentMaxPieces == 2, "the pass loops select between two pieces");
   static_assert(PIECES == 1 || RPT * kThreads <= 2 * kVecElems * kPersistentMaxUnroll * kThreads,
@@ -189,7 +192,7 @@ struct RowKernel {
     slots = reinterpret_cast<float*>(smem + layout.slotsOffset);
     bars = reinterpret_cast<uint64_t*>(smem + layout.mbarOffset);
     load_bars = reinterpret_cast<uint64_t*>(smem + layout.loadBarOffset);
-    chunk = static_cast<unsigned>(loadChunkElems(len, kThreads));
+    chunk = static_cast<unsigned>(loadChunkElems(len, kThreads, VEC));
     bulk_ok = kBulk && kept_slices_aligned(Indices<NK>{});
     rows.init(M, P, rank, tid, row_claims, ring, kRingCopies, reinterpret_cast<unsigned*>(smem + layout.claimsOffset));
     set_broadcast_slices(Indices<NI>{});

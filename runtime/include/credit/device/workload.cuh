@@ -230,6 +230,9 @@ struct Contract {
     return k == kNumKept || (keptElem(k) == Elem::F32 && keptAllF32(k + 1));
   }
   // The bytes of the narrowest kept element (4 without kept inputs).
+  CREDIT_HD static constexpr int keptMaxBytes(int k = 0) {
+    return k == kNumKept ? 1 : (keptBytes(k) > keptMaxBytes(k + 1) ? keptBytes(k) : keptMaxBytes(k + 1));
+  }
   CREDIT_HD static constexpr int keptMinBytes(int k = 0) {
     return k == kNumKept ? 4 : (keptBytes(k) < keptMinBytes(k + 1) ? keptBytes(k) : keptMinBytes(k + 1));
   }

@@ -55,9 +55,11 @@ struct BaselineTiming {
 // regsWideMaxN(threads), then the SMEM staged kernel `_staged_v*` -- or, where
 // that fits one CTA per SM (useWideCta; threads <= 256), its twin with twice
 // the threads, `_staged_regs_wide_v*_cta<2 threads>` (the row in its registers)
-// or `_staged_v*_cta<2 threads>`; `_reread_v*`. v4 when N % 4 == 0 (the
-// launchers also need 16-byte aligned pointers, which timeBaselineKernel's
-// allocations are), else v1.
+// or `_staged_v*_cta<2 threads>`; `_reread_v*`. v<vectorWidth> (the file's vector
+// width, 4 or 8) when N % vectorWidth == 0 (the launchers also need aligned
+// pointers, which timeBaselineKernel's allocations are), else v1 -- and v1 of the deep
+// form only where the file has it (hasScalarDeepRegisterForm(keptInputs)), else the
+// SMEM twin, as the launcher does.
 struct BaselineKernelChoice {
   std::string function;
   int threads = 0;
@@ -67,7 +69,7 @@ struct BaselineKernelChoice {
 // "staged_smem"), which T_slice times (Model.h, occupancySaving).
 BaselineKernelChoice baselineKernelFor(const std::string& kernel, WorkloadGeometry geometry, long long N,
                                        bool staged, long long smemPerSm, long long smemOptin,
-                                       bool registersOk = true);
+                                       bool registersOk = true, int vectorWidth = 4, int keptInputs = 1);
 
 struct BaselineRequest {
   std::string source;         // the generated .cu (creditc output, staged/reread variants)
@@ -78,6 +80,8 @@ struct BaselineRequest {
   WorkloadGeometry rereadGeometry{};
   bool staged = true;         // staged kernel (Eq. 3 must hold at P = 1); else reread
   bool registersOk = true;    // false: the staged kernel's SMEM form (T_slice)
+  int vectorWidth = 4;        // the file's vector kernels' width (the schedule's vector_width)
+  int keptInputs = 1;         // the file's kept inputs (the schedule's `kept`)
   long long M = 0, N = 0;
   int warmups = 2, reps = 15;
   std::size_t flushBytes = std::size_t(256) << 20;  // L2 flush before each timed launch

@@ -44,6 +44,13 @@ CREDIT_HD constexpr long long regsWideMaxN(int threads) { return (long long)kReg
 inline constexpr int kTwinDataRegs = 64;
 inline constexpr int kRegsDeepElemsPerThread = 64;
 CREDIT_HD constexpr long long regsDeepMaxN(int threads) { return (long long)kRegsDeepElemsPerThread * threads; }
+// The vector kernels hold a kept row's loaded words (two 16-bit or four byte elements
+// a register), the scalar ones a register per element and kept input: the deep form's
+// scalar kernel exists where its kept inputs fit the twin's data registers unpacked
+// (elsewhere it would spill, and the scalar launches take the SMEM twin).
+CREDIT_HD constexpr bool hasScalarDeepRegisterForm(int keptInputs) {
+  return keptInputs >= 1 && keptInputs * kRegsDeepElemsPerThread <= kTwinDataRegs;
+}
 
 // Whether a register form also loads the inputs only h reads at entry, so that their
 // latency hides behind the stage passes: where the row's data registers per thread,

@@ -54,10 +54,10 @@ inline int launchClusterWith(const Workload& w, const void* const* args, long lo
                              cudaStream_t stream, bool regsOk, bool partialOk, int persistentMode) {
   if (protocol != 0 && protocol != 1) return kStatusBadProtocol;
   if (M == 0) return kStatusOk;
-  const bool vec4 = vec4Ok(w, args, N);
+  const bool vector = vectorOk(w, args, N);
   const Protocol proto = protocol == 0 ? Protocol::Sync : Protocol::Mbarrier;
   const int Pc = P < 1 ? 1 : P;
-  if (persistentMode != 0 && protocol == 1 && vec4 && hasForm(w, Form::Persistent)) {
+  if (persistentMode != 0 && protocol == 1 && vector && hasForm(w, Form::Persistent)) {
     const PersistentRing ring = persistentRingFor(w, N, P, persistentMode >= 2);
     if (ring.units > 0)
       return launchPersistent(w, ring, persistentMode != 3 && useRowClaims(P), args, M, N, P, stream);
@@ -75,7 +75,7 @@ inline int launchClusterWith(const Workload& w, const void* const* args, long lo
     else if (useWideCta(w.wideGeometry.threads, full, smemBytes(w.wideGeometry, N, Pc, proto), perSm, optin))
       f = byProtocol(protocol, Form::ClusterWideSync, Form::ClusterWideMbarrier);
   }
-  return launchSpec(w, specOf(w, f, vec4, N, P), args, M, N, P, stream);
+  return launchSpec(w, specOf(w, f, vector, N, P), args, M, N, P, stream);
 }
 inline int launchCluster(const Workload& w, const void* const* args, long long M, long long N, int P, int protocol,
                          cudaStream_t stream) {
@@ -87,7 +87,7 @@ inline int launchClusterPartial(const Workload& w, const void* const* args, long
   if (protocol != 0 && protocol != 1) return kStatusBadProtocol;
   if (M == 0) return kStatusOk;
   const Form f = byProtocol(protocol, Form::ClusterPartialSync, Form::ClusterPartialMbarrier);
-  return launchSpec(w, specOf(w, f, vec4Ok(w, args, N), N, P), args, M, N, P, stream);
+  return launchSpec(w, specOf(w, f, vectorOk(w, args, N), N, P), args, M, N, P, stream);
 }
 
 // The staged launcher: the form of stagedForm (registersOk false: "staged_smem").
@@ -100,20 +100,24 @@ inline int launchStagedWith(const Workload& w, const void* const* args, long lon
     deviceSmem(w, perSm, optin);
     form = stagedForm(w.geometry, N, regsOk, perSm, optin);
   }
-  const Form f = form == StagedForm::Registers                                                    ? Form::StagedRegs
+  Form f = form == StagedForm::Registers                                                    ? Form::StagedRegs
                  : form == StagedForm::WideRegisters                                              ? Form::StagedRegsWide
                  : form == StagedForm::WideCtaRegisters || form == StagedForm::LightWideCtaRegisters ? Form::StagedRegsWideWide
                  : form == StagedForm::WideCtaDeepRegisters                                       ? Form::StagedRegsDeepWide
                  : form == StagedForm::WideCtaSmem                                                ? Form::StagedWide
                                                                                                   : Form::Staged;
-  return launchSpec(w, specOf(w, f, vec4Ok(w, args, N), N, 1), args, M, N, 1, stream);
+  const bool vector = vectorOk(w, args, N);
+  // No scalar deep kernel where the kept inputs would not fit its registers unpacked
+  // (hasScalarDeepRegisterForm): the SMEM twin instead.
+  if (f == Form::StagedRegsDeepWide && !vector && findKernel(w, f, false) == nullptr) f = Form::StagedWide;
+  return launchSpec(w, specOf(w, f, vector, N, 1), args, M, N, 1, stream);
 }
 inline int launchStaged(const Workload& w, const void* const* args, long long M, long long N, cudaStream_t stream) {
   return launchStagedWith(w, args, M, N, stream, true);
 }
 inline int launchReread(const Workload& w, const void* const* args, long long M, long long N, cudaStream_t stream) {
   if (M == 0) return kStatusOk;
-  return launchSpec(w, specOf(w, Form::Reread, vec4Ok(w, args, N), N, 1), args, M, N, 1, stream);
+  return launchSpec(w, specOf(w, Form::Reread, vectorOk(w, args, N), N, 1), args, M, N, 1, stream);
 }
 inline int launchControl(const Workload& w, long long M, long long N, int P, int protocol, cudaStream_t stream) {
   if (protocol != 0 && protocol != 1) return kStatusBadProtocol;
@@ -138,10 +142,10 @@ inline int launchForm(const Workload& w, Form f, const void* const* args, long l
                              : f == Form::StagedRegsDeepWide                               ? regsDeepMaxN(wide)
                                                                                            : kMaxRowElems;
   if (slice > capacity) return static_cast<int>(LaunchStatus::NotLegal);
-  const bool vec4 = vec4Ok(w, args, N);
-  LaunchSpec s = specOf(w, f, vec4, N, P);
+  const bool vector = vectorOk(w, args, N);
+  LaunchSpec s = specOf(w, f, vector, N, P);
   if (s.persistent) {
-    if (!vec4) return kStatusBadVariant;  // float4 only
+    if (!vector) return kStatusBadVariant;  // float4 only
     int perSm = 0, optin = 0;
     deviceSmem(w, perSm, optin);
     const int pieces = f == Form::PersistentHalves || f == Form::PersistentHalvesClaims ? 2 : 1;

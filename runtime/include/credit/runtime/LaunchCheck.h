@@ -3,7 +3,7 @@
 //
 // Plain functions, no CUDA calls: the launchers (Launch.h) query the device into a
 // DeviceLimits, compute the dynamic SMEM (SmemLayout.h), call validateLaunch() and
-// pick the VEC = 4 kernels only where canUseVec4() holds. No includes but
+// pick the vector kernels only where canUseVec() holds. No includes but
 // <stddef.h> outside NVRTC, no std::, every function CREDIT_HD.
 #ifndef CREDIT_LAUNCH_CHECK_H
 #define CREDIT_LAUNCH_CHECK_H
@@ -107,24 +107,17 @@ CREDIT_HD inline LaunchStatus validateLaunch(const LaunchRequest& r, const Devic
   return LaunchStatus::Ok;
 }
 
-// VEC=4 (float4 global accesses) is usable when every pointer is 16-byte aligned
-// and N % 4 == 0 (so every row start stays 16-byte aligned). Pass the pointers of
-// the operands accessed per element (row inputs/outputs, broadcast vectors).
-CREDIT_HD inline bool canUseVec4(const void* const* ptrs, int numPtrs, long long N) {
-  if (N % 4 != 0) return false;
-  for (int i = 0; i < numPtrs; ++i)
-    if (detail::ptrBits(ptrs[i]) % 16ULL != 0) return false;
-  return true;
-}
-
-// Per-pointer variant: an operand of elemBytes accessed 4 elements at a time
-// needs 4*elemBytes alignment (16 for f32, 8 for bf16/f16, 4 for i8 char4).
-CREDIT_HD inline bool canUseVec4(const void* const* ptrs, const int* elemBytes, int numPtrs,
-                                 long long N) {
-  if (N % 4 != 0) return false;
+// The vector kernels (runs of `vec` elements, 4 or 8, accessed up to 16 bytes wide)
+// are usable when N % vec == 0 (so every row starts where the first one does) and
+// every pointer is aligned to min(16, vec x its element bytes): 16 for f32 at VEC = 4
+// and for bf16 / f16 at VEC = 8, 8 for bf16 / f16 at VEC = 4, ... Pass the pointers of
+// the operands accessed per element (row inputs and outputs, broadcast vectors) and
+// their element bytes (nullptr: all 4).
+CREDIT_HD inline bool canUseVec(const void* const* ptrs, const int* elemBytes, int numPtrs, long long N, int vec) {
+  if (vec < 1 || N % vec != 0) return false;
   for (int i = 0; i < numPtrs; ++i) {
-    const unsigned long long a = 4ULL * (unsigned long long)(elemBytes ? elemBytes[i] : 4);
-    if (detail::ptrBits(ptrs[i]) % a != 0) return false;
+    const unsigned long long run = (unsigned long long)vec * (unsigned long long)(elemBytes ? elemBytes[i] : 4);
+    if (detail::ptrBits(ptrs[i]) % (run < 16ULL ? run : 16ULL) != 0) return false;
   }
   return true;
 }

@@ -97,12 +97,21 @@ inline Workload describe(const Kernel (&kernels)[NK], const void* rowClaims, Tar
   return w;
 }
 
-// The kernel of a form (vec4: the float4 one; control kernels have one), or nullptr.
-inline const void* findKernel(const Workload& w, Form f, bool vec4) {
+// The kernel of a form (vector: the one of runs of vectorWidth(w) elements, else the
+// scalar one; control kernels have one), or nullptr.
+inline const void* findKernel(const Workload& w, Form f, bool vector) {
   const bool single = f == Form::ControlSync || f == Form::ControlMbarrier;
   for (int i = 0; i < w.numKernels; ++i)
-    if (w.kernels[i].form == f && (single || w.kernels[i].vec == (vec4 ? 4 : 1))) return w.kernels[i].fn;
+    if (w.kernels[i].form == f && (single || (w.kernels[i].vec > 1) == vector)) return w.kernels[i].fn;
   return nullptr;
+}
+// The elements of a vector kernel's runs: 8 where every per-element operand is at
+// most 2 bytes, else 4 (the generated file's choice; 4 where it has none).
+inline int vectorWidth(const Workload& w) {
+  int vec = 4;
+  for (int i = 0; i < w.numKernels; ++i)
+    if (w.kernels[i].vec > 1) vec = w.kernels[i].vec;
+  return vec;
 }
 inline bool hasForm(const Workload& w, Form f) { return findKernel(w, f, true) != nullptr; }
 
@@ -217,9 +226,9 @@ inline int launchSpec(const Workload& w, const LaunchSpec& s, const void* const*
   return cudaStatus(cudaLaunchKernelExC(&cfg, s.kernel, params));
 }
 
-// VEC = 4 where every per-element pointer (row and broadcast operands) is aligned to
-// four elements and N % 4 == 0.
-inline bool vec4Ok(const Workload& w, const void* const* args, long long N) {
+// The vector kernels where every per-element pointer (row and broadcast operands) is
+// aligned to its runs and N % vectorWidth(w) == 0 (canUseVec).
+inline bool vectorOk(const Workload& w, const void* const* args, long long N) {
   const void* ptrs[kMaxArgs];
   int bytes[kMaxArgs], n = 0;
   for (int i = 0; i < w.numArgs; ++i)
@@ -227,17 +236,17 @@ inline bool vec4Ok(const Workload& w, const void* const* args, long long N) {
       ptrs[n] = args[i];
       bytes[n++] = w.argBytes[i];
     }
-  return canUseVec4(ptrs, bytes, n, N);
+  return canUseVec(ptrs, bytes, n, N, vectorWidth(w));
 }
 
 inline Form byProtocol(int protocol, Form sync, Form mbarrier) { return protocol == 0 ? sync : mbarrier; }
 
 // How form f launches at (N, P): its kernel, CTA size, SMEM and Eq. 3 bound. The
 // persistent forms' SMEM and ring are the caller's (they depend on the ring).
-inline LaunchSpec specOf(const Workload& w, Form f, bool vec4, long long N, int P) {
+inline LaunchSpec specOf(const Workload& w, Form f, bool vector, long long N, int P) {
   const int Pc = P < 1 ? 1 : P;  // for the SMEM formulas only; validateLaunch rejects a bad P
   LaunchSpec s;
-  s.kernel = findKernel(w, f, vec4);
+  s.kernel = findKernel(w, f, vector);
   s.geometry = w.geometry;
   s.checkLegal = true;
   s.protocol = f == Form::ClusterSync || f == Form::ClusterRegsSync || f == Form::ClusterWideSync ||

@@ -87,7 +87,10 @@ CREDIT_HD constexpr int minPadForWidth(long long chunkElems, int elemBytes, int 
 // ---------------------------------------------------------------------------
 // Kernel geometry.
 // ---------------------------------------------------------------------------
-inline constexpr int kVecElems = 4;       // 16-byte float4 accesses
+inline constexpr int kVecElems = 4;       // 16-byte float4 accesses (the persistent form's width)
+// Slices start at multiples of 8 elements: every vector access stays aligned to its
+// width (16 bytes: eight 16-bit elements, a float4).
+inline constexpr int kSliceGranule = 8;
 inline constexpr int kScratchAlign = 16;  // every scratch region starts 16-byte aligned
 // The retained slices start 128-byte aligned (the scratch is padded up to it): bulk
 // copies into a slice that is only 16-byte aligned run slower.
@@ -96,9 +99,9 @@ inline constexpr int kWarpSize = 32;
 inline constexpr int kMbarrierBytes = 8;
 
 // Elements of the row owned by one CTA of a cluster of P: ceil(N / P) rounded up to
-// the vector width, so every slice starts 16-byte aligned. CTA c owns
-// [c * slice, min((c + 1) * slice, N)); the last CTAs may own fewer or none.
-CREDIT_HD constexpr long long sliceElems(long long N, int P) { return roundUp(ceilDiv(N, P), kVecElems); }
+// kSliceGranule, so every slice starts aligned to the widest vector access. CTA c
+// owns [c * slice, min((c + 1) * slice, N)); the last CTAs may own fewer or none.
+CREDIT_HD constexpr long long sliceElems(long long N, int P) { return roundUp(ceilDiv(N, P), kSliceGranule); }
 
 enum class Protocol : int { Sync = 0, Mbarrier = 1 };
 
@@ -158,11 +161,11 @@ inline constexpr int kLoadChunks = 4;
 CREDIT_HD constexpr long long numKeptArrays(WorkloadGeometry g) { return ceilDiv(g.keepBytesPerElem, 4); }
 
 // Elements per chunk of a slice of `len` elements: a quarter of it rounded up to
-// whole float4 sweeps of the CTA (4 * threads), so every thread has work in every
+// whole vector sweeps of the CTA (vec * threads), so every thread has work in every
 // chunk. Chunk c is [min(c * chunk, len), min((c + 1) * chunk, len)); trailing
 // chunks may be empty.
-CREDIT_HD constexpr long long loadChunkElems(long long len, int threads) {
-  return roundUp(ceilDiv(len, kLoadChunks), (long long)kVecElems * threads);
+CREDIT_HD constexpr long long loadChunkElems(long long len, int threads, int vec = kVecElems) {
+  return roundUp(ceilDiv(len, kLoadChunks), (long long)vec * threads);
 }
 
 CREDIT_HD constexpr SmemLayout smemLayout(WorkloadGeometry g, long long N, int P, Protocol protocol) {
@@ -200,15 +203,15 @@ CREDIT_HD constexpr bool isLegal(WorkloadGeometry g, long long N, int P, Protoco
 inline constexpr long long kMaxRowElems = 2147483647LL;
 
 // The largest N with smemBytes(g, N, P, protocol) <= smemLimit (Eq. 3), 0 if none.
-// Slices are multiples of 4, so the answer is a multiple of 4 * P. Without kept
-// arrays: kMaxRowElems rounded down to a multiple of 4 * P.
+// Slices are multiples of kSliceGranule, so the answer is a multiple of
+// kSliceGranule * P. Without kept arrays: kMaxRowElems rounded down to such a multiple.
 CREDIT_HD constexpr long long maxLegalN(WorkloadGeometry g, int P, Protocol protocol, long long smemLimit) {
   if (P < 1) return 0;
   const long long scratch = scratchBytes(g, P, protocol);
   if (scratch > smemLimit) return 0;
-  const long long cap = roundDown(kMaxRowElems, (long long)kVecElems * P);
+  const long long cap = roundDown(kMaxRowElems, (long long)kSliceGranule * P);
   if (g.keepBytesPerElem <= 0) return cap;
-  const long long slice = roundDown((smemLimit - scratch) / g.keepBytesPerElem, kVecElems);
+  const long long slice = roundDown((smemLimit - scratch) / g.keepBytesPerElem, kSliceGranule);
   const long long n = slice * P;
   return n < cap ? n : cap;
 }

@@ -158,7 +158,10 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    llvm::ArrayRef<MaterializedInput> materialized,
                                    StringAttr partialDrop, bool partialDropReadLate, bool keptReadLate,
                                    llvm::ArrayRef<StringAttr> onlyH, llvm::ArrayRef<StringAttr> hoisted,
-                                   llvm::ArrayRef<StringAttr> prefetchL2, GeometryAttr geometry) {
+                                   llvm::ArrayRef<StringAttr> prefetchL2, GeometryAttr geometry,
+                                   int vectorWidth) {
+  if (vectorWidth != 4 && vectorWidth != 8)
+    return emitError() << "#credit.schedule: vector_width must be 4 or 8, got " << vectorWidth;
   if (threads != 128 && threads != 256 && threads != 512 && threads != 1024)
     return emitError() << "#credit.schedule: threads must be 128, 256, 512 or 1024, got " << threads;
   if (wideThreads != 0 && wideThreads != 2 * threads)
@@ -221,6 +224,11 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if ((f == Form::ClusterPartialSync || f == Form::ClusterPartialMbarrier) && !partialDrop)
       return emitError() << "#credit.schedule: form " << stringifyForm(f) << " needs a partial_drop";
     if ((f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
+         f == Form::PersistentHalvesClaims) &&
+        vectorWidth != 4)
+      return emitError() << "#credit.schedule: form " << stringifyForm(f)
+                         << " runs float4 accesses only (vector_width 4)";
+    if ((f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
          f == Form::PersistentHalvesClaims || f == Form::StagedRegsDeepWide) &&
         kept.empty())
       return emitError() << "#credit.schedule: form " << stringifyForm(f) << " needs a kept input";
@@ -262,6 +270,23 @@ LogicalResult mlir::credit::verifyScheduleForKernel(KernelOp kernel, ScheduleAtt
     if (m.pass >= numPasses)
       return emitError() << "#credit.schedule: '" << m.input.getValue() << "' is materialized by pass "
                          << m.pass << ", but the kernel has " << numPasses << " passes";
+  // Runs of 8 elements move 16 bytes of 16-bit data; an operand of 4 bytes or more
+  // would take two accesses a run, and its kept slice two-way bank conflicts.
+  if (s.getVectorWidth() == 8) {
+    auto wide = [](Type t) {
+      if (auto row = llvm::dyn_cast<RowType>(t))
+        t = row.getElementType();
+      return t.getIntOrFloatBitWidth() > 16;
+    };
+    for (InputOp in : kernel.getInputOps())
+      if (!in.isScalar() && wide(in.getType()))
+        return emitError() << "#credit.schedule: vector_width 8 with the " << in.getType() << " input '"
+                           << in.getName() << "' (runs of 8 are for operands of at most 2 bytes)";
+    for (OutputOp out : kernel.getOutputOps())
+      if (isRowType(out.getValue().getType()) && wide(out.getValue().getType()))
+        return emitError() << "#credit.schedule: vector_width 8 with the " << out.getValue().getType()
+                           << " output '" << out.getName() << "' (runs of 8 are for operands of at most 2 bytes)";
+  }
   // 16-bit kept slices: no T(x) stored over them (it would be rounded), and no
   // persistent form (its ring's units are laid out for f32 slices).
   for (StringAttr n : s.getKept()) {

@@ -115,6 +115,17 @@ llvm::SmallVector<Form> chooseForms(const KernelSchedule &s, VariantSet variants
 
 } // namespace
 
+int mlir::credit::vectorWidthFor(KernelOp kernel) {
+  unsigned widest = 1;
+  for (InputOp in : kernel.getInputOps())
+    if (!in.isScalar())
+      widest = std::max(widest, elementBytes(in.getType()));
+  for (OutputOp out : kernel.getOutputOps())
+    if (isRowType(out.getValue().getType()))
+      widest = std::max(widest, elementBytes(out.getValue().getType()));
+  return widest <= 2 ? 8 : 4;
+}
+
 FailureOr<KernelSchedule> mlir::credit::computeSchedule(KernelOp kernel, int threads,
                                                         VariantSet variants) {
   if (!isSupportedCtaSize(threads))
@@ -178,6 +189,7 @@ FailureOr<KernelSchedule> mlir::credit::computeSchedule(KernelOp kernel, int thr
   }
   s.keptReadLate = last > first;
   s.keptAllF32 = keptInputsAllF32(inputs, s.kept);
+  s.vectorWidth = vectorWidthFor(kernel);
 
   s.geometry = computeGeometry(kernel, threads);
   if (s.geometry.hOnlyArrays != static_cast<int>(s.onlyH.size()))

@@ -43,7 +43,7 @@ void mlir::credit::writeSchedule(KernelOp kernel, const KernelSchedule &s) {
                                     s.partialDrop >= 0 ? inputs[s.kept[s.partialDrop]].getNameAttr()
                                                        : StringAttr(),
                                     s.partialDropReadLate, s.keptReadLate, names(s.onlyH),
-                                    names(s.hoisted), names(s.prefetchL2), geometry));
+                                    names(s.hoisted), names(s.prefetchL2), geometry, s.vectorWidth));
 }
 
 namespace {
@@ -116,6 +116,7 @@ FailureOr<KernelSchedule> mlir::credit::readSchedule(KernelOp kernel) {
   s.prefetchL2 = indices(attr.getPrefetchL2());
   s.keptReadLate = attr.getKeptReadLate();
   s.keptAllF32 = keptInputsAllF32(inputs, s.kept);
+  s.vectorWidth = attr.getVectorWidth();
   s.partialDropReadLate = attr.getPartialDropReadLate();
   for (StringAttr k : attr.getKept())
     s.smemSlot.push_back(static_cast<unsigned>(llvm::find(attr.getSmem(), k) - attr.getSmem().begin()));

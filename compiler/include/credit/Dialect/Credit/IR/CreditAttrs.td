@@ -79,6 +79,10 @@ def Credit_ScheduleAttr : AttrDef<Credit_Dialect, "Schedule"> {
       `prefetch_l2`: the row ones, where the persistent form exists (it asks
       L2 for them at each row's start).
     * `geometry`: the narrow forms' `#credit.geometry`.
+    * `vector_width` (absent: 4): elements per access run of the vector
+      kernels (`_v<width>`): 8 where every per-element operand (row and
+      broadcast inputs, row outputs) is at most 2 bytes, so that an access
+      moves 16 bytes of bf16 or f16; else 4 (f32: a float4).
   }];
   let parameters = (ins
     "int":$threads,
@@ -93,7 +97,8 @@ def Credit_ScheduleAttr : AttrDef<Credit_Dialect, "Schedule"> {
     Credit_NameListParameter<"inputs only h reads">:$only_h,
     Credit_NameListParameter<"broadcast inputs only h reads">:$hoisted,
     Credit_NameListParameter<"row inputs only h reads, prefetched">:$prefetch_l2,
-    "::mlir::credit::GeometryAttr":$geometry
+    "::mlir::credit::GeometryAttr":$geometry,
+    DefaultValuedParameter<"int", "4", "elements per access run of the vector kernels">:$vector_width
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -9,7 +9,7 @@
 // (declaration order); passes by their 0-based index (the stages, then h).
 //
 // For the code generator: every decision below is final. The forms map to
-// today's extern "C" kernels as credit_<kernel>_<stem>_v4 / _v1, where the
+// today's extern "C" kernels as credit_<kernel>_<stem>_v<vectorWidth> / _v1, where the
 // stem is formName without the twin's "wide" (cluster_wide_sync ->
 // cluster_sync, staged_wide -> staged, staged_regs_wide_wide ->
 // staged_regs_wide, staged_regs_deep_wide -> staged_regs_deep; the persistent
@@ -95,6 +95,10 @@ struct KernelSchedule {
   /// slices only; narrower kept slices are filled by bulk copies where a launch's
   /// rows and slices are whole 16-byte units, else by the first pass.
   bool keptAllF32 = true;
+  /// Elements per access run of the vector kernels: 8 where every per-element
+  /// operand (row and broadcast inputs, row outputs) is at most 2 bytes, so that
+  /// one access moves 16 bytes of bf16 or f16; else 4 (float4 for f32).
+  int vectorWidth = 4;
   int threads = 256;                    // CTA size of the narrow forms
   int wideThreads = 0;                  // the wide-CTA twins' (0: none)
   llvm::SmallVector<Form> forms;        // every form the emitter instantiates, in emission order
@@ -132,6 +136,8 @@ FailureOr<KernelSchedule> readSchedule(KernelOp kernel);
 /// Whether credit-schedule scheduled the kernel (it does so for accepted kernels
 /// only).
 bool hasSchedule(KernelOp kernel);
+/// KernelSchedule::vectorWidth of `kernel`: from its per-element operands' sizes.
+int vectorWidthFor(KernelOp kernel);
 /// Whether every input of `kept` (indices into `inputs`) is stored as f32
 /// (KernelSchedule::keptAllF32).
 bool keptInputsAllF32(llvm::ArrayRef<InputOp> inputs, llvm::ArrayRef<unsigned> kept);
