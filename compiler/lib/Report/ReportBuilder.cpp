@@ -181,6 +181,7 @@ Report (::credit::buildReport)(Operation *op) {
     };
     sum.threads = s.getThreads();
     sum.wideThreads = s.getWideThreads();
+    sum.vectorWidth = s.getVectorWidth();
     for (mlir::credit::Form f : s.getForms())
       sum.forms.push_back(mlir::credit::stringifyForm(f).str());
     sum.kept = names(s.getKept());

@@ -74,7 +74,7 @@ void printScheduleText(const ScheduleSummary &s, llvm::raw_ostream &os) {
   os << "  schedule       " << s.threads << " threads per CTA";
   if (s.wideThreads)
     os << ", wide-CTA twins " << s.wideThreads;
-  os << "; " << s.forms.size() << " kernel forms\n";
+  os << "; " << s.forms.size() << " kernel forms; runs of " << s.vectorWidth << " elements\n";
   os << "    forms        " << joinOr(s.forms, "none") << "\n";
   os << "    kept         " << joinOr(s.kept, "none") << " (first-read order)";
   if (!s.kept.empty())
@@ -350,6 +350,7 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
     out["schedule"] = llvm::json::Object{
         {"threads", s.threads},
         {"wide_threads", s.wideThreads},
+        {"vector_width", s.vectorWidth},
         {"forms", array(s.forms)},
         {"kept", array(s.kept)},
         {"smem_order", array(s.smemOrder)},

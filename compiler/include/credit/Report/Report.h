@@ -44,6 +44,7 @@ struct LegalityRow {
 /// The schedule of an accepted kernel (credit-schedule, #credit.schedule).
 struct ScheduleSummary {
   int threads = 0, wideThreads = 0;     // narrow CTA size; the wide-CTA twins' (0: none)
+  int vectorWidth = 4;                  // elements per access run of the vector kernels
   std::vector<std::string> forms;       // every kernel form generated, in order
   std::vector<std::string> kept;        // kept inputs, first-read order
   std::vector<std::string> smemOrder;   // kept inputs, SMEM array order
