@@ -146,60 +146,57 @@ CREDIT_DEVICE void encode_all(unsigned (&w)[VEC], const float (&v)[VEC]) {
 }
 
 namespace detail {
-// One access of B bytes at word k of a run: global memory through __ldg and __stwb
-// (so that the access width is exactly B), SMEM plainly.
-template <int B>
-CREDIT_DEVICE void ld_global_at(unsigned* w, const void* p, int k) {
+// One access of type V: global memory through __ldg / __stwb (so that its width is
+// exactly V's; a byte store plainly: one width only, and no asm to order around it),
+// SMEM plainly.
+template <bool kGlobal, class V>
+CREDIT_DEVICE V load(const V* p) {
+  if constexpr (kGlobal) return __ldg(p);
+  else return *p;
+}
+template <bool kGlobal, class V>
+CREDIT_DEVICE void store(V* p, V v) {
+  if constexpr (kGlobal && sizeof(V) > 1) __stwb(p, v);
+  else *p = v;
+}
+// The access of B bytes at word k of a run (sub-word accesses: word 0).
+template <int B, bool kGlobal>
+CREDIT_DEVICE void ld_at(unsigned* w, const void* p, int k) {
   if constexpr (B == 16) {
-    const uint4 t = __ldg(reinterpret_cast<const uint4*>(p) + k / 4);
+    const uint4 t = load<kGlobal>(reinterpret_cast<const uint4*>(p) + k / 4);
     w[k] = t.x, w[k + 1] = t.y, w[k + 2] = t.z, w[k + 3] = t.w;
   } else if constexpr (B == 8) {
-    const uint2 t = __ldg(reinterpret_cast<const uint2*>(p) + k / 2);
+    const uint2 t = load<kGlobal>(reinterpret_cast<const uint2*>(p) + k / 2);
     w[k] = t.x, w[k + 1] = t.y;
   } else if constexpr (B == 4) {
-    w[k] = __ldg(reinterpret_cast<const unsigned*>(p) + k);
+    w[k] = load<kGlobal>(reinterpret_cast<const unsigned*>(p) + k);
   } else if constexpr (B == 2) {
-    w[k] = __ldg(reinterpret_cast<const unsigned short*>(p));
+    w[k] = load<kGlobal>(reinterpret_cast<const unsigned short*>(p));
   } else {
-    w[k] = __ldg(reinterpret_cast<const unsigned char*>(p));
+    w[k] = load<kGlobal>(reinterpret_cast<const unsigned char*>(p));
   }
 }
-template <int B>
-CREDIT_DEVICE void st_global_at(void* p, const unsigned* w, int k) {
-  if constexpr (B == 16) __stwb(reinterpret_cast<uint4*>(p) + k / 4, make_uint4(w[k], w[k + 1], w[k + 2], w[k + 3]));
-  else if constexpr (B == 8) __stwb(reinterpret_cast<uint2*>(p) + k / 2, make_uint2(w[k], w[k + 1]));
-  else if constexpr (B == 4) __stwb(reinterpret_cast<unsigned*>(p) + k, w[k]);
-  else if constexpr (B == 2) __stwb(reinterpret_cast<unsigned short*>(p), static_cast<unsigned short>(w[k]));
-  else *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[k]);
+template <int B, bool kGlobal>
+CREDIT_DEVICE void st_at(void* p, const unsigned* w, int k) {
+  if constexpr (B == 16) store<kGlobal>(reinterpret_cast<uint4*>(p) + k / 4, make_uint4(w[k], w[k + 1], w[k + 2], w[k + 3]));
+  else if constexpr (B == 8) store<kGlobal>(reinterpret_cast<uint2*>(p) + k / 2, make_uint2(w[k], w[k + 1]));
+  else if constexpr (B == 4) store<kGlobal>(reinterpret_cast<unsigned*>(p) + k, w[k]);
+  else if constexpr (B == 2) store<kGlobal>(reinterpret_cast<unsigned short*>(p), static_cast<unsigned short>(w[k]));
+  else store<kGlobal>(reinterpret_cast<unsigned char*>(p), static_cast<unsigned char>(w[k]));
 }
-template <int B>
-CREDIT_DEVICE void ld_smem_at(unsigned* w, const void* p, int k) {
-  if constexpr (B == 16) {
-    const uint4 t = reinterpret_cast<const uint4*>(p)[k / 4];
-    w[k] = t.x, w[k + 1] = t.y, w[k + 2] = t.z, w[k + 3] = t.w;
-  } else if constexpr (B == 8) {
-    const uint2 t = reinterpret_cast<const uint2*>(p)[k / 2];
-    w[k] = t.x, w[k + 1] = t.y;
-  } else if constexpr (B == 4) {
-    w[k] = reinterpret_cast<const unsigned*>(p)[k];
-  } else if constexpr (B == 2) {
-    w[k] = *reinterpret_cast<const unsigned short*>(p);
-  } else {
-    w[k] = *reinterpret_cast<const unsigned char*>(p);
-  }
+// A run of VEC elements of T whose start is kAlign-aligned, in accesses as wide as
+// the run and kAlign allow (access_bytes), B / 4 words apart.
+template <bool kGlobal, int kAlign, int VEC, class T>
+CREDIT_DEVICE void ld_run(unsigned (&w)[VEC], const T* p) {
+  constexpr int B = access_bytes<T, VEC, kAlign>(), n = run_bytes<T, VEC>() / B;
+#pragma unroll
+  for (int a = 0; a < n; ++a) ld_at<B, kGlobal>(w, p, a * (B >= 4 ? B / 4 : 1));
 }
-template <int B>
-CREDIT_DEVICE void st_smem_at(void* p, const unsigned* w, int k) {
-  if constexpr (B == 16) reinterpret_cast<uint4*>(p)[k / 4] = make_uint4(w[k], w[k + 1], w[k + 2], w[k + 3]);
-  else if constexpr (B == 8) reinterpret_cast<uint2*>(p)[k / 2] = make_uint2(w[k], w[k + 1]);
-  else if constexpr (B == 4) reinterpret_cast<unsigned*>(p)[k] = w[k];
-  else if constexpr (B == 2) *reinterpret_cast<unsigned short*>(p) = static_cast<unsigned short>(w[k]);
-  else *reinterpret_cast<unsigned char*>(p) = static_cast<unsigned char>(w[k]);
-}
-// Words per access of B bytes (sub-word accesses fill one word).
-template <int B>
-CREDIT_HD constexpr int access_words() {
-  return B >= 4 ? B / 4 : 1;
+template <bool kGlobal, int kAlign, int VEC, class T>
+CREDIT_DEVICE void st_run(T* p, const unsigned (&w)[VEC]) {
+  constexpr int B = access_bytes<T, VEC, kAlign>(), n = run_bytes<T, VEC>() / B;
+#pragma unroll
+  for (int a = 0; a < n; ++a) st_at<B, kGlobal>(p, w, a * (B >= 4 ? B / 4 : 1));
 }
 }  // namespace detail
 
@@ -207,30 +204,22 @@ CREDIT_HD constexpr int access_words() {
 // the launchers' alignment rule), as words.
 template <int VEC, class T>
 CREDIT_DEVICE void ld_global_words(unsigned (&w)[VEC], const T* p) {
-  constexpr int B = access_bytes<T, VEC, 16>(), n = run_bytes<T, VEC>() / B;
-#pragma unroll
-  for (int a = 0; a < n; ++a) detail::ld_global_at<B>(w, p, a * detail::access_words<B>());
+  detail::ld_run<true, 16>(w, p);
 }
 template <int VEC, class T>
 CREDIT_DEVICE void st_global_words(T* p, const unsigned (&w)[VEC]) {
-  constexpr int B = access_bytes<T, VEC, 16>(), n = run_bytes<T, VEC>() / B;
-#pragma unroll
-  for (int a = 0; a < n; ++a) detail::st_global_at<B>(p, w, a * detail::access_words<B>());
+  detail::st_run<true, 16>(p, w);
 }
 // The kept slice in this CTA's SMEM, in its storage type. kAlign is the alignment
 // (bytes) of the slice's start (residency::kept_align): each run goes in accesses as
 // wide as it and kAlign allow.
 template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void ld_smem_words(unsigned (&w)[VEC], const T* p) {
-  constexpr int B = access_bytes<T, VEC, kAlign>(), n = run_bytes<T, VEC>() / B;
-#pragma unroll
-  for (int a = 0; a < n; ++a) detail::ld_smem_at<B>(w, p, a * detail::access_words<B>());
+  detail::ld_run<false, kAlign>(w, p);
 }
 template <int VEC, int kAlign, class T>
 CREDIT_DEVICE void st_smem_words(T* p, const unsigned (&w)[VEC]) {
-  constexpr int B = access_bytes<T, VEC, kAlign>(), n = run_bytes<T, VEC>() / B;
-#pragma unroll
-  for (int a = 0; a < n; ++a) detail::st_smem_at<B>(p, w, a * detail::access_words<B>());
+  detail::st_run<false, kAlign>(p, w);
 }
 
 // Up to 16 bytes (NW words) where `pred` holds, else zeros: one predicated

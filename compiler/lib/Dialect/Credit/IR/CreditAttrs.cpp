@@ -122,6 +122,22 @@ bool mlir::credit::isWideCtaForm(Form f) {
   }
 }
 
+bool mlir::credit::isPersistentForm(Form f) {
+  return f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
+         f == Form::PersistentHalvesClaims;
+}
+
+llvm::SmallVector<PerElementOperand> mlir::credit::perElementOperands(KernelOp kernel) {
+  llvm::SmallVector<PerElementOperand> out;
+  for (InputOp in : kernel.getInputOps())
+    if (!in.isScalar())
+      out.push_back({in, in.getType(), false});
+  for (OutputOp o : kernel.getOutputOps())
+    if (isRowType(o.getValue().getType()))
+      out.push_back({o, o.getValue().getType(), true});
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Verifiers
 //===----------------------------------------------------------------------===//
@@ -223,14 +239,10 @@ LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " runs at wide_threads, which is 0";
     if ((f == Form::ClusterPartialSync || f == Form::ClusterPartialMbarrier) && !partialDrop)
       return emitError() << "#credit.schedule: form " << stringifyForm(f) << " needs a partial_drop";
-    if ((f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
-         f == Form::PersistentHalvesClaims) &&
-        vectorWidth != 4)
+    if (isPersistentForm(f) && vectorWidth != 4)
       return emitError() << "#credit.schedule: form " << stringifyForm(f)
                          << " runs float4 accesses only (vector_width 4)";
-    if ((f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
-         f == Form::PersistentHalvesClaims || f == Form::StagedRegsDeepWide) &&
-        kept.empty())
+    if ((isPersistentForm(f) || f == Form::StagedRegsDeepWide) && kept.empty())
       return emitError() << "#credit.schedule: form " << stringifyForm(f) << " needs a kept input";
   }
   return success();
@@ -272,21 +284,13 @@ LogicalResult mlir::credit::verifyScheduleForKernel(KernelOp kernel, ScheduleAtt
                          << m.pass << ", but the kernel has " << numPasses << " passes";
   // Runs of 8 elements move 16 bytes of 16-bit data; an operand of 4 bytes or more
   // would take two accesses a run, and its kept slice two-way bank conflicts.
-  if (s.getVectorWidth() == 8) {
-    auto wide = [](Type t) {
-      if (auto row = llvm::dyn_cast<RowType>(t))
-        t = row.getElementType();
-      return t.getIntOrFloatBitWidth() > 16;
-    };
-    for (InputOp in : kernel.getInputOps())
-      if (!in.isScalar() && wide(in.getType()))
-        return emitError() << "#credit.schedule: vector_width 8 with the " << in.getType() << " input '"
-                           << in.getName() << "' (runs of 8 are for operands of at most 2 bytes)";
-    for (OutputOp out : kernel.getOutputOps())
-      if (isRowType(out.getValue().getType()) && wide(out.getValue().getType()))
-        return emitError() << "#credit.schedule: vector_width 8 with the " << out.getValue().getType()
-                           << " output '" << out.getName() << "' (runs of 8 are for operands of at most 2 bytes)";
-  }
+  if (s.getVectorWidth() == 8)
+    for (const PerElementOperand &o : perElementOperands(kernel))
+      if (cast<RowType>(o.type).getElementType().getIntOrFloatBitWidth() > 16)
+        return emitError() << "#credit.schedule: vector_width 8 with the " << o.type
+                           << (o.output ? " output '" : " input '")
+                           << (o.output ? cast<OutputOp>(o.op).getName() : cast<InputOp>(o.op).getName())
+                           << "' (runs of 8 are for operands of at most 2 bytes)";
   // 16-bit kept slices: no T(x) stored over them (it would be rounded), and no
   // persistent form (its ring's units are laid out for f32 slices).
   for (StringAttr n : s.getKept()) {
@@ -298,8 +302,7 @@ LogicalResult mlir::credit::verifyScheduleForKernel(KernelOp kernel, ScheduleAtt
         return emitError() << "#credit.schedule: '" << n.getValue() << "' (" << e
                            << ") cannot be materialized: its kept copy is 16-bit";
     for (Form f : s.getForms())
-      if (f == Form::Persistent || f == Form::PersistentHalves || f == Form::PersistentClaims ||
-          f == Form::PersistentHalvesClaims)
+      if (isPersistentForm(f))
         return emitError() << "#credit.schedule: form " << stringifyForm(f) << " with the " << e
                            << " kept input '" << n.getValue() << "' (the ring keeps f32 slices only)";
   }

@@ -16,19 +16,13 @@ static bool is16BitFloat(Type t) { return t.isBF16() || t.isF16(); }
 
 bool mlir::credit::hasHalfPrecisionElementData(KernelOp kernel) {
   int floats = 0;
-  auto element = [&](Type t) {
-    if (auto row = llvm::dyn_cast<RowType>(t))
-      t = row.getElementType();
-    if (!isFloat(t))
-      return true;
+  for (const PerElementOperand &o : perElementOperands(kernel)) {
+    Type e = cast<RowType>(o.type).getElementType();
+    if (!isFloat(e))
+      continue;
+    if (!is16BitFloat(e))
+      return false;
     ++floats;
-    return is16BitFloat(t);
-  };
-  for (InputOp in : kernel.getInputOps())
-    if (!in.isScalar() && !element(in.getType()))
-      return false;
-  for (OutputOp out : kernel.getOutputOps())
-    if (isRowType(out.getValue().getType()) && !element(out.getValue().getType()))
-      return false;
+  }
   return floats > 0;
 }

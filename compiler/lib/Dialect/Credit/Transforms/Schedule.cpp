@@ -117,12 +117,8 @@ llvm::SmallVector<Form> chooseForms(const KernelSchedule &s, VariantSet variants
 
 int mlir::credit::vectorWidthFor(KernelOp kernel) {
   unsigned widest = 1;
-  for (InputOp in : kernel.getInputOps())
-    if (!in.isScalar())
-      widest = std::max(widest, elementBytes(in.getType()));
-  for (OutputOp out : kernel.getOutputOps())
-    if (isRowType(out.getValue().getType()))
-      widest = std::max(widest, elementBytes(out.getValue().getType()));
+  for (const PerElementOperand &o : perElementOperands(kernel))
+    widest = std::max(widest, elementBytes(o.type));
   return widest <= 2 ? 8 : 4;
 }
 

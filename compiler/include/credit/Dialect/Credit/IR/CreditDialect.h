@@ -75,6 +75,19 @@ Type getElementArgType(Type operandType);
 /// schedule's wide_threads): ClusterWide*, StagedWide, StagedRegsWideWide,
 /// StagedRegsDeepWide and the persistent forms.
 bool isWideCtaForm(Form f);
+/// Whether kernel form `f` is a persistent one (the ring: Persistent,
+/// PersistentHalves and their Claims).
+bool isPersistentForm(Form f);
+
+/// A per-element operand of a kernel: a row or broadcast input, or a row output.
+struct PerElementOperand {
+  Operation *op;    // its credit.input or credit.output
+  Type type;        // its !credit.row<E> type
+  bool output;
+};
+/// The kernel's per-element operands, inputs then outputs, each in declaration
+/// order: what the vector width and the element-math default follow.
+llvm::SmallVector<PerElementOperand> perElementOperands(KernelOp kernel);
 
 /// Checks a #credit.schedule against the kernel it annotates: every name is an
 /// input of the right kind (kept, prefetched: row; hoisted: broadcast) and
