@@ -2,8 +2,8 @@
 # On the GPU machine: builds the runtime and the GPU tests with CMake from the
 # bundle scripts/gpu-prepare.sh made, then runs
 #   tests       the runtime's unit tests (NVRTC, kernel cache, driver API), every
-#               generated variant and form against its float64 reference, and the
-#               model-driven dispatch;
+#               generated variant and form against its float64 reference, the
+#               model-driven dispatch, and the device library's own fixtures and math;
 #   examples    the Python package's tests (python/tests, when Python has torch) and
 #               examples/cmake-consumer's program (when the bundle has it);
 #   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on every
@@ -114,6 +114,11 @@ if wants tests; then
   "$gpu_tests" > "$logs/gpu-tests.txt" 2>&1
   rc=$?; grep -E "launches checked|FAILED|failed|passed" "$logs/gpu-tests.txt" | tail -20
   verdict "GPU tests" $rc "$logs/gpu-tests.txt"
+
+  step "device library fixtures against their float64 references"
+  "$build/gpu-tests/credit-library-gpu-tests" > "$logs/library-tests.txt" 2>&1
+  rc=$?; grep -E "FAILED|failed|passed" "$logs/library-tests.txt" | tail -20
+  verdict "library tests" $rc "$logs/library-tests.txt"
 fi
 
 if wants examples; then

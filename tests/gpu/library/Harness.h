@@ -48,6 +48,15 @@ std::vector<Elem> elemsOf() {
   return e;
 }
 
+// Whether a stage of workload W has an online statistic (a max and sums of exp
+// relative to it, Reduce::SumExpMax).
+template <class W>
+constexpr bool hasOnlineStatistic() {
+  for (int p = 0; p < W::kStages; ++p)
+    if (credit::device::Contract<W>::hasSumExp(p)) return true;
+  return false;
+}
+
 // A 16-bit element's value (exact in f32).
 inline float from16(Elem e, uint16_t bits) {
   return e == Elem::BF16 ? __bfloat162float(__ushort_as_bfloat16(bits)) : __half2float(__ushort_as_half(bits));
@@ -79,6 +88,7 @@ struct Spec {
   Reference reference;
   std::vector<Range> ranges;  // per input; empty: [-1, 1) for all
   std::vector<Elem> elems;    // per argument (elemsOf<Workload>()); empty: f32, i8 where one byte
+  bool onlineStatistic = false;  // a stage with an online statistic (hasOnlineStatistic<Workload>())
 };
 
 inline std::string gpuUnavailable() {
@@ -177,6 +187,24 @@ class Problem {
       REQUIRE(cudaMemcpy(out.back().data(), args[i], bytes(i), cudaMemcpyDeviceToHost) == cudaSuccess);
     }
     return out;
+  }
+
+  // Output i's bytes (outputs()) as floats; byte outputs as their integers.
+  std::vector<float> decode(int i, const std::vector<char>& bytes) const {
+    const size_t eb = size_t(w.argBytes[i]), n = bytes.size() / eb;
+    std::vector<float> v(n);
+    for (size_t e = 0; e < n; ++e) {
+      if (eb == 1) {
+        v[e] = float(static_cast<int8_t>(bytes[e]));
+      } else if (eb == 2) {
+        uint16_t b;
+        std::memcpy(&b, bytes.data() + e * 2, 2);
+        v[e] = from16(elem(i), b);
+      } else {
+        std::memcpy(&v[e], bytes.data() + e * 4, 4);
+      }
+    }
+    return v;
   }
 
   std::string label() const {

@@ -21,7 +21,8 @@ void reference(credit_test::HostRows& h) {
     h.out[2][r] = sw / s;
   }
 }
-const credit_test::Spec kSpec{"softmax_online", credit_softmax_online::kWorkload, 2, reference, {}};
+const credit_test::Spec kSpec{"softmax_online", credit_softmax_online::kWorkload, 2, reference, {}, {},
+                              credit_test::hasOnlineStatistic<credit_softmax_online::Workload>()};
 }  // namespace
 
 CREDIT_LIBRARY_GPU_TESTS("softmax_online", kSpec)
