@@ -57,6 +57,29 @@ constexpr bool hasOnlineStatistic() {
   return false;
 }
 
+// How far `got` is from `ref`, NaNs apart: the sums of squares of the difference
+// (num) and of ref (den), the largest absolute difference, and the elements where
+// one side is NaN and the other not.
+struct Difference {
+  double num = 0, den = 0, maxAbs = 0;
+  size_t nanMismatch = 0;
+};
+template <class R>
+Difference difference(const std::vector<float>& got, const std::vector<R>& ref) {
+  Difference d;
+  for (size_t e = 0; e < ref.size(); ++e) {
+    if (std::isnan(ref[e]) || std::isnan(got[e])) {
+      d.nanMismatch += std::isnan(ref[e]) != std::isnan(got[e]);
+      continue;
+    }
+    const double diff = double(got[e]) - double(ref[e]);
+    d.num += diff * diff;
+    d.den += double(ref[e]) * double(ref[e]);
+    d.maxAbs = std::max(d.maxAbs, std::fabs(diff));
+  }
+  return d;
+}
+
 // A 16-bit element's value (exact in f32).
 inline float from16(Elem e, uint16_t bits) {
   return e == Elem::BF16 ? __bfloat162float(__ushort_as_bfloat16(bits)) : __half2float(__ushort_as_half(bits));
@@ -297,10 +320,11 @@ class Problem {
     for (size_t r = 0; r < rows.size(); ++r)
       REQUIRE(cudaMemcpy(got.data() + r * per * eb, static_cast<char*>(args[i]) + size_t(rows[r]) * per * eb,
                          per * eb, cudaMemcpyDeviceToHost) == cudaSuccess);
+    const std::vector<float> g = decode(i, got);
     if (eb == 1) {
       size_t mismatches = 0, bad = 0;
       for (size_t e = 0; e < ref.size(); ++e) {
-        const int d = std::abs(int(static_cast<int8_t>(got[e])) - int(ref[e]));
+        const int d = std::abs(int(g[e]) - int(ref[e]));
         mismatches += d != 0;
         bad += d > 1;
       }
@@ -310,32 +334,13 @@ class Problem {
       CHECK(mismatches <= allowed);
       return bad == 0 && mismatches <= allowed;
     }
-    double num = 0, den = 0, maxAbs = 0;
-    size_t nanMismatch = 0;
-    const Elem type = elem(i);
-    for (size_t e = 0; e < ref.size(); ++e) {
-      float g;
-      if (eb == 2) {
-        uint16_t b;
-        std::memcpy(&b, got.data() + e * 2, 2);
-        g = from16(type, b);
-      } else {
-        std::memcpy(&g, got.data() + e * 4, 4);
-      }
-      if (std::isnan(ref[e]) || std::isnan(g)) {
-        nanMismatch += std::isnan(ref[e]) != std::isnan(g);
-        continue;
-      }
-      num += (g - ref[e]) * (g - ref[e]);
-      den += ref[e] * ref[e];
-      maxAbs = std::max(maxAbs, std::fabs(g - ref[e]));
-    }
-    const double rel = den > 0 ? std::sqrt(num / den) : maxAbs, tol = tolerance(type);
-    INFO("output " << i << ": relative L2 error " << rel << " (allowed " << tol << "), max abs error " << maxAbs
-                   << ", NaN mismatches " << nanMismatch);
-    CHECK(nanMismatch == 0);
+    const Difference d = difference(g, ref);
+    const double rel = d.den > 0 ? std::sqrt(d.num / d.den) : d.maxAbs, tol = tolerance(elem(i));
+    INFO("output " << i << ": relative L2 error " << rel << " (allowed " << tol << "), max abs error " << d.maxAbs
+                   << ", NaN mismatches " << d.nanMismatch);
+    CHECK(d.nanMismatch == 0);
     CHECK(rel <= tol);
-    return nanMismatch == 0 && rel <= tol;
+    return d.nanMismatch == 0 && rel <= tol;
   }
 
   std::vector<void*> base, args;

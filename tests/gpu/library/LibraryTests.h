@@ -123,20 +123,10 @@ inline void sameRescaledSums(Problem& p, const std::vector<std::vector<char>>& o
                              const std::vector<std::vector<char>>& first) {
   for (size_t o = 0; o < out.size(); ++o) {
     const int i = p.spec.numInputs + static_cast<int>(o);
-    const std::vector<float> a = p.decode(i, out[o]), b = p.decode(i, first[o]);
-    double num = 0, den = 0;
-    size_t nanMismatch = 0;
-    for (size_t e = 0; e < a.size(); ++e) {
-      if (std::isnan(a[e]) || std::isnan(b[e])) {
-        nanMismatch += std::isnan(a[e]) != std::isnan(b[e]);
-        continue;
-      }
-      num += (double(a[e]) - b[e]) * (double(a[e]) - b[e]);
-      den += double(b[e]) * b[e];
-    }
-    const double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-    INFO("output " << i << ": relative L2 difference " << rel << ", NaN mismatches " << nanMismatch);
-    CHECK(nanMismatch == 0);
+    const Difference d = difference(p.decode(i, out[o]), p.decode(i, first[o]));
+    const double rel = d.den > 0 ? std::sqrt(d.num / d.den) : std::sqrt(d.num);
+    INFO("output " << i << ": relative L2 difference " << rel << ", NaN mismatches " << d.nanMismatch);
+    CHECK(d.nanMismatch == 0);
     CHECK(rel <= 1e-6);
   }
 }
