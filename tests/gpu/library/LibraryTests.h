@@ -114,6 +114,42 @@ inline void everyForm(const Spec& spec) {
   WARN(spec.name << ": " << launches << " launches against the reference");
 }
 
+// A row of special values: input `input`'s row is value(column, N, u), u uniform in
+// [-1, 1); each output within tolerances[o] (negative or absent: tolerance()).
+struct RowPattern {
+  const char* name;
+  int input;
+  float (*value)(long long c, long long N, float u);
+  std::vector<double> tolerances;
+};
+
+// Every form at every cluster size on one row of each pattern, N = 1 to 262144 (N = 1
+// and 31 leave most CTAs of a cluster without elements), against the reference.
+inline void specialRows(const Spec& spec, const std::vector<RowPattern>& patterns) {
+  CREDIT_REQUIRE_GPU();
+  int launches = 0;
+  for (long long N : {1LL, 31LL, 4096LL, 4099LL, 65536LL, 262144LL}) {
+    for (const RowPattern& pat : patterns) {
+      Problem p(spec, 1, N);
+      std::mt19937_64 rng(p.seed);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      p.setRow(pat.input, 0, [&](long long c) { return pat.value(c, N, u(rng)); });
+      for (Form f : formsOf(spec.w)) {
+        if (isControlForm(f)) continue;
+        for (int P = 1; P <= (isClusterForm(f) ? maxP() : 1); P *= 2) {
+          INFO(p.label() << " row: " << pat.name << " form " << static_cast<int>(f) << " P=" << P);
+          Counter counter;
+          if (!launch(p, f, P, isClaimsForm(f) ? counter.p : nullptr)) continue;
+          ++launches;
+          CHECK(p.check(pat.tolerances));
+        }
+      }
+    }
+  }
+  CHECK(launches > 0);
+  WARN(spec.name << ": " << launches << " launches on special rows against the reference");
+}
+
 // Outputs of two forms of a workload with an online statistic: the same NaNs, and
 // every output within a relative L2 difference of 1e-6 (the reference check allows
 // 1e-5): a batch rescales the sums once (pass.cuh), and a pass that waits for bulk

@@ -161,8 +161,42 @@ CREDIT_DEVICE void sumexp_slots(const float* slots, int Q, int P, float& m, floa
   }
 }
 
+// The moments at slots[*][J .. J + 2] (n, s, M2), in the same association and for
+// the same reason as the online statistic's group.
+template <int J, int kP>
+CREDIT_DEVICE void moments_slots_lanes(const float* slots, int Q, float& n, float& s, float& m) {
+  static_assert(kP >= 2 && kP <= 32 && (kP & (kP - 1)) == 0, "a power of two, at most a warp");
+  const float* own = slots + static_cast<int>(threadIdx.x & (kP - 1)) * Q + J;
+  n = own[0];
+  s = own[1];
+  m = own[2];
+#pragma unroll
+  for (int o = 1; o < kP; o *= 2) {
+    const float n2 = __shfl_xor_sync(0xffffffffu, n, o);
+    const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+    moments_combine(n, s, m, n2, s2, m2);
+  }
+}
+
+template <int J>
+CREDIT_DEVICE void moments_slots(const float* slots, int Q, int P, float& n, float& s, float& m) {
+  switch (P) {
+    case 2: return moments_slots_lanes<J, 2>(slots, Q, n, s, m);
+    case 4: return moments_slots_lanes<J, 4>(slots, Q, n, s, m);
+    case 8: return moments_slots_lanes<J, 8>(slots, Q, n, s, m);
+    case 16: return moments_slots_lanes<J, 16>(slots, Q, n, s, m);
+    default: break;
+  }
+  n = slots[J];
+  s = slots[J + 1];
+  m = slots[J + 2];
+  for (int c = 1; c < P; ++c) moments_combine(n, s, m, slots[c * Q + J], slots[c * Q + J + 1], slots[c * Q + J + 2]);
+}
+
 // Statistic j of a stage of kinds K... from its slots into r[j]: one kind, or the
-// whole group a SumExpMax opens (its sums are written with it).
+// whole group a SumExpMax or MomentsCount opens (the rest of the group is written
+// with it).
 template <int j, Reduce... K>
 CREDIT_DEVICE void combine_slots_at(float (&r)[sizeof...(K)], const float* slots, int P) {
   using G = Kinds<K...>;
@@ -170,7 +204,9 @@ CREDIT_DEVICE void combine_slots_at(float (&r)[sizeof...(K)], const float* slots
     float m, s[G::sums(j)];
     sumexp_slots<j>(slots, G::Q, P, m, s);
     sumexp_store<j>(r, m, s);
-  } else if constexpr (G::kind[j] != Reduce::SumExpSum) {
+  } else if constexpr (G::kind[j] == Reduce::MomentsCount) {
+    moments_slots<j>(slots, G::Q, P, r[j], r[j + 1], r[j + 2]);
+  } else if constexpr (!G::inGroup(j)) {
     r[j] = combine_slots<G::kind[j]>(slots, j, G::Q, P);
   }
 }

@@ -21,7 +21,8 @@ namespace device {
 
 // One element of pass p, as the workload's pass() sees it (workload.cuh). A stage
 // with an online statistic runs the batch twice (batch()): kPivots, where only the
-// pivots count (their max into `base`), then with `base` the rebased max.
+// pivots count (their max into `base`), then with `base` the rebased max. Moments
+// terms wait in `mom` until their batch position is done (detail::elements()).
 template <class K, int p, class Acc, bool kPivots = false>
 struct Element {
   using W = typename K::W;
@@ -35,6 +36,7 @@ struct Element {
   int it, u, vi;
   float col;  // the element's column in the row, as f32 (exact below 2^24 columns)
   Acc& base;  // online statistics: the batch's pivot max (kPivots), else the max the sums are relative to
+  float (&mom)[sizeof(Acc) / sizeof(float)][K::VEC];  // moments: the position's terms, by statistic and vi
 
   // The source's `i`.
   CREDIT_DEVICE float index() const { return col; }
@@ -50,7 +52,17 @@ struct Element {
   CREDIT_DEVICE void add(float g) const {
     static_assert(p < C::kH && j < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
     static_assert(!isSumExp(W::kReduce[C::qOffset(p) + j]), "an online statistic takes add_sumexp");
+    static_assert(!isMoments(W::kReduce[C::qOffset(p) + j]), "moments take add_moments");
     if constexpr (!kPivots) acc[j] = combine<W::kReduce[C::qOffset(p) + j]>(acc[j], g);
+  }
+  // Term g into the moments at j (kReduce: MomentsCount at j, MomentsSum, MomentsM2),
+  // once per element.
+  template <int j>
+  CREDIT_DEVICE void add_moments(float g) const {
+    static_assert(p < C::kH && j + 2 < W::kQ[p < C::kH ? p : 0], "a statistic of this stage");
+    static_assert(W::kReduce[C::qOffset(p) + j] == Reduce::MomentsCount,
+                  "moments (MomentsCount, then MomentsSum and MomentsM2)");
+    if constexpr (!kPivots) mom[j][vi] = g;
   }
   // Pivot p and weights w_1..w_k into the online statistic at j (kReduce: SumExpMax
   // at j, then exactly k SumExpSum).
@@ -151,17 +163,59 @@ template <int p, class W, int Q, int... J>
 CREDIT_DEVICE void rebase(IntSeq<J...>, float (&acc)[Q], float (&base)[Q]) {
   (rebase_at<p, W, J>(acc, base), ...);
 }
-// The workload's pass over the VEC elements of batch position u at `off`.
+// The moments of stage p: the shifts unset before the thread's sweeps, the terms of
+// each batch position added after it, (K, s1, s2) made (n, s, M2) after the sweeps
+// (reduce.cuh, moments_add_run).
+template <int p, class W, int J, int Q, int VEC>
+CREDIT_DEVICE void add_run_at(float (&acc)[Q], const float (&mom)[Q][VEC]) {
+  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount) moments_add_run<J>(acc, mom[J]);
+}
+template <int p, class W, int Q, int VEC, int... J>
+CREDIT_DEVICE void add_runs(IntSeq<J...>, float (&acc)[Q], const float (&mom)[Q][VEC]) {
+  (add_run_at<p, W, J>(acc, mom), ...);
+}
+template <int p, class W, int J, int Q>
+CREDIT_DEVICE void moments_begin_at(float (&acc)[Q]) {
+  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount) moments_thread_begin<J>(acc);
+}
+template <int p, class W, int J, int Q>
+CREDIT_DEVICE void moments_end_at(float (&acc)[Q], float n) {
+  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount) moments_thread_end<J>(acc, n);
+}
+template <int p, class W, int Q, int... J>
+CREDIT_DEVICE void moments_begin(IntSeq<J...>, float (&acc)[Q]) {
+  (moments_begin_at<p, W, J>(acc), ...);
+}
+template <int p, class W, int Q, int... J>
+CREDIT_DEVICE void moments_end(IntSeq<J...>, float (&acc)[Q], float n) {
+  (moments_end_at<p, W, J>(acc, n), ...);
+}
+// The elements thread tid takes of the slice, VEC * (tid + THREADS * k) onwards, in
+// every form.
+template <class K>
+CREDIT_DEVICE float thread_terms(const K& k) {
+  constexpr unsigned step = K::VEC * K::kThreads;
+  const unsigned first = K::VEC * k.tid;
+  return first < k.len ? static_cast<float>(((k.len - first - 1u) / step + 1u) * K::VEC) : 0.0f;
+}
+// The workload's pass over the VEC elements of batch position u at `off`. Every
+// position holds VEC elements of the slice (the vector kernels run where N % VEC
+// == 0, and slices and chunks are whole positions), so the moments merge all VEC
+// terms, position by position: the same order in every form.
 template <int p, bool kPivots, class K, class Acc, class V, class T, class OF, class OI>
 CREDIT_DEVICE void elements(K& k, const typename K::W::Row& row, Acc& acc, V& v, T& t, OF& of, OI& oi, int it,
                             int u, unsigned off, Acc& base) {
+  constexpr int Q = sizeof(Acc) / sizeof(float);
+  float mom[Q][K::VEC];
 #pragma unroll
   for (int vi = 0; vi < K::VEC; ++vi) {
     // One conversion per batch position: the VEC columns differ by vi, exactly in f32.
     const float col = static_cast<float>(static_cast<unsigned>(k.begin) + off) + static_cast<float>(vi);
-    Element<K, p, Acc, kPivots> e{v, acc, t, of, oi, k.regs, it, u, vi, col, base};
+    Element<K, p, Acc, kPivots> e{v, acc, t, of, oi, k.regs, it, u, vi, col, base, mom};
     K::W::pass(Pass<p>{}, e, row);
   }
+  if constexpr (!kPivots && Contract<typename K::W>::hasMoments(p))
+    add_runs<p, typename K::W>(Indices<Q>{}, acc, mom);
 }
 template <class K, int... KP>
 CREDIT_DEVICE void pieces(IntSeq<KP...>, const K& k, unsigned char* (&at)[K::NKA], bool piece1) {
@@ -269,11 +323,11 @@ CREDIT_DEVICE void add_picked(IntSeq<J...>, float (&acc)[Q], const float (&picke
     ((W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::Sum ? (void)(acc[J] += picked[J]) : void()), ...);
 }
 
-// Pass p over the slice: a stage's terms into acc[], or h (acc unused). A pass that
-// first reads kept inputs waits for their copies: chunk by chunk in the forms with
-// chunked bulk copies, piece by piece in the ring.
+// The sweeps of pass p over the slice. A pass that first reads kept inputs waits for
+// their copies: chunk by chunk in the forms with chunked bulk copies, piece by piece
+// in the ring.
 template <int p, class K, class Acc>
-CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
+CREDIT_DEVICE void run_sweeps(K& k, const typename K::W::Row& row, Acc& acc) {
   constexpr bool kLands = Contract<typename K::W>::firstReadsKept(p);
   if constexpr (kLands) {
     for (int c = 0; c < (K::kChunked ? kLoadChunks : 1); ++c) {
@@ -285,6 +339,16 @@ CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
   } else {
     sweeps<p, false>(k, row, acc, 0u, k.len);
   }
+}
+
+// Pass p over the slice: a stage's terms into acc[], or h (acc unused).
+template <int p, class K, class Acc>
+CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
+  using W = typename K::W;
+  constexpr int Q = sizeof(Acc) / sizeof(float);
+  if constexpr (Contract<W>::hasMoments(p)) detail::moments_begin<p, W>(Indices<Q>{}, acc);
+  run_sweeps<p>(k, row, acc);
+  if constexpr (Contract<W>::hasMoments(p)) detail::moments_end<p, W>(Indices<Q>{}, acc, detail::thread_terms(k));
 }
 
 }  // namespace device

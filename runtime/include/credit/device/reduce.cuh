@@ -12,6 +12,17 @@
 // all -inf row, or of a +inf element, is NaN), which the running form would not
 // reach by itself. A NaN pivot is ignored by the max and makes the sums NaN, as in
 // the two-pass form.
+//
+// Moments (creditc's reduce_moments) are a group of 3 consecutive statistics,
+// MomentsCount, MomentsSum, MomentsM2: over the terms g of the row
+//   n = count,   s = sum g,   M2 = sum (g - s / n)^2,
+// the two-pass definition's mean and centred sum of squares in one sweep, combined
+// as a whole (Chan et al.): (n1, s1, M1) (+) (n2, s2, M2) = (n1 + n2, s1 + s2,
+// (M1 + M2) + d^2 * (n1 n2 / (n1 + n2))), d = s2 / n2 - s1 / n1; an operand with
+// n = 0 is the identity (0, 0, 0). M2 never subtracts two large sums, so a large
+// common offset of the terms costs no precision (the sum-of-squares formula
+// E[g^2] - E[g]^2 loses it all). An infinite term makes s infinite and M2 NaN, as
+// the two-pass form's sum (g - inf)^2; a NaN term makes both NaN.
 #ifndef CREDIT_DEVICE_REDUCE_CUH
 #define CREDIT_DEVICE_REDUCE_CUH
 
@@ -23,7 +34,7 @@ namespace device {
 
 template <Reduce K>
 CREDIT_DEVICE float identity() {
-  return K == Reduce::Sum || K == Reduce::SumExpSum ? 0.0f
+  return K == Reduce::Sum || K == Reduce::SumExpSum || isMoments(K) ? 0.0f
          : K == Reduce::Max || K == Reduce::SumExpMax ? __int_as_float(0xff800000)  // -INFINITY
                                                       : __int_as_float(0x7f800000); // +INFINITY
 }
@@ -32,6 +43,7 @@ CREDIT_DEVICE float identity() {
 template <Reduce K>
 CREDIT_DEVICE float combine(float a, float b) {
   static_assert(!isSumExp(K), "an online statistic combines as a group (sumexp_combine)");
+  static_assert(!isMoments(K), "moments combine as a group (moments_combine)");
   return K == Reduce::Sum ? a + b : K == Reduce::Max ? fmaxf(a, b) : fminf(a, b);
 }
 
@@ -103,7 +115,78 @@ CREDIT_DEVICE void sumexp_store(float (&acc)[Q], float m, const float (&s)[K]) {
   for (int i = 0; i < K; ++i) acc[J + 1 + i] = s[i];
 }
 
-// What the library reads of a stage's kinds K...: the groups of the online statistics.
+// ---------------------------------------------------------------------------
+// Moments.
+// ---------------------------------------------------------------------------
+// (n1, s1, M1) (+) (n2, s2, M2) into (n1, s1, M1). Commutative bit for bit: swapping
+// the operands negates d exactly, so d * d is the same, and every other operation is
+// commutative; each is rounded on its own (no contraction into an fma, which would
+// depend on the operands' order). Counts are exact below 2^24 terms.
+CREDIT_DEVICE void moments_combine(float& n1, float& s1, float& m1, float n2, float s2, float m2) {
+  if (n1 == 0.0f) {
+    n1 = n2;
+    s1 = s2;
+    m1 = m2;
+  } else if (n2 != 0.0f) {
+    const float n = __fadd_rn(n1, n2);
+    const float d = __fsub_rn(__fdiv_rn(s2, n2), __fdiv_rn(s1, n1));
+    m1 = __fadd_rn(__fadd_rn(m1, m2), __fmul_rn(__fmul_rn(d, d), __fdiv_rn(__fmul_rn(n1, n2), n)));
+    s1 = __fadd_rn(s1, s2);
+    n1 = n;
+  }
+}
+
+// While a thread sweeps its elements, its moments slots hold (K, s1, s2): s1 = sum (g
+// - K), s2 = sum (g - K)^2 around a shift K, the mean of its first batch position (NaN
+// before it). moments_thread_end then makes them (n, s, M2) = (n, n K + s1, s2 - s1^2 /
+// n). A shift taken from the data bounds the cancellation there: the first position's
+// VEC terms alone give M2 >= VEC (K - mean)^2, so s2 <= M2 (1 + n / VEC) and M2 keeps
+// its precision within about n / VEC roundings; no division runs per element or
+// position. Every form visits a thread's positions in the same order, so the same K
+// and the same sums, bit for bit. A non-finite first mean shifts by 0 instead (an
+// infinite term then makes s infinite and M2 NaN, as in the two-pass form).
+template <int J, int VEC, int Q>
+CREDIT_DEVICE void moments_add_run(float (&acc)[Q], const float (&g)[VEC]) {
+  if (acc[J] != acc[J]) {  // the thread's first position: its mean is the shift
+    float s = g[0];
+#pragma unroll
+    for (int vi = 1; vi < VEC; ++vi) s += g[vi];
+    const float mean = s * (1.0f / VEC);  // exact: VEC is a power of two
+    acc[J] = fabsf(mean) < __int_as_float(0x7f800000) ? mean : 0.0f;
+  }
+  const float K = acc[J];
+#pragma unroll
+  for (int vi = 0; vi < VEC; ++vi) {
+    const float d = g[vi] - K;
+    acc[J + 1] += d;
+    acc[J + 2] = fmaf(d, d, acc[J + 2]);
+  }
+}
+
+// Before a thread's sweeps: the shift unset.
+template <int J, int Q>
+CREDIT_DEVICE void moments_thread_begin(float (&acc)[Q]) {
+  acc[J] = __int_as_float(0x7fffffff);  // NaN
+}
+
+// After them: (K, s1, s2) of the thread's n terms into (n, s, M2), the combines'
+// operands; a thread without terms gives the identity. Rounding can leave M2 a little
+// below 0 where it is 0: clamped (a NaN stays NaN).
+template <int J, int Q>
+CREDIT_DEVICE void moments_thread_end(float (&acc)[Q], float n) {
+  if (n == 0.0f) {
+    acc[J] = acc[J + 1] = acc[J + 2] = 0.0f;
+    return;
+  }
+  const float K = acc[J], s1 = acc[J + 1], s2 = acc[J + 2];
+  const float m2 = s2 - s1 * __fdiv_rn(s1, n);
+  acc[J] = n;
+  acc[J + 1] = fmaf(n, K, s1);
+  acc[J + 2] = m2 < 0.0f ? 0.0f : m2;
+}
+
+// What the library reads of a stage's kinds K...: the groups of the online statistics
+// and of the moments.
 template <Reduce... K>
 struct Kinds {
   static constexpr int Q = static_cast<int>(sizeof...(K));
@@ -112,12 +195,23 @@ struct Kinds {
   CREDIT_HD static constexpr int sums(int j, int k = 1) {
     return j + k < Q && kind[j + k] == Reduce::SumExpSum ? sums(j, k + 1) : k - 1;
   }
-  // Whether the kinds are well formed: every SumExpSum follows its SumExpMax or another.
+  // Whether statistic j goes with a group that an earlier statistic opens.
+  CREDIT_HD static constexpr bool inGroup(int j) {
+    return kind[j] == Reduce::SumExpSum || kind[j] == Reduce::MomentsSum || kind[j] == Reduce::MomentsM2;
+  }
+  // Whether the kinds are well formed: every SumExpSum follows its SumExpMax or another;
+  // moments are MomentsCount, MomentsSum, MomentsM2 in this order.
   CREDIT_HD static constexpr bool valid(int j = 0) {
     return j == Q || ((kind[j] != Reduce::SumExpSum || (j > 0 && isSumExp(kind[j - 1]))) &&
-                      (kind[j] != Reduce::SumExpMax || sums(j) >= 1) && valid(j + 1));
+                      (kind[j] != Reduce::SumExpMax || sums(j) >= 1) &&
+                      (kind[j] != Reduce::MomentsCount ||
+                       (j + 2 < Q && kind[j + 1] == Reduce::MomentsSum && kind[j + 2] == Reduce::MomentsM2)) &&
+                      (kind[j] != Reduce::MomentsSum || (j > 0 && kind[j - 1] == Reduce::MomentsCount)) &&
+                      (kind[j] != Reduce::MomentsM2 || (j > 0 && kind[j - 1] == Reduce::MomentsSum)) &&
+                      valid(j + 1));
   }
-  static_assert(valid(), "an online statistic: SumExpMax, then one or more SumExpSum");
+  static_assert(valid(), "an online statistic: SumExpMax, then one or more SumExpSum; "
+                         "moments: MomentsCount, MomentsSum, MomentsM2");
 };
 
 // The two-pass form's special values, after the stage's last combine: m = +-inf
@@ -162,6 +256,22 @@ CREDIT_DEVICE void warp_reduce_sumexp(float (&acc)[Q]) {
   sumexp_store<J, K>(acc, m, s);
 }
 
+// The same for the moments at acc[J].
+template <int J, int Q>
+CREDIT_DEVICE void warp_reduce_moments(float (&acc)[Q]) {
+  float n = acc[J], s = acc[J + 1], m = acc[J + 2];
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float n2 = __shfl_xor_sync(0xffffffffu, n, o);
+    const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
+    moments_combine(n, s, m, n2, s2, m2);
+  }
+  acc[J] = n;
+  acc[J + 1] = s;
+  acc[J + 2] = m;
+}
+
 // The CTA's partials of one stage's statistics, one kind (+) each: every warp
 // reduces its threads' partials, lane 0 writes them to warp_partials[warp][QMAX],
 // warp 0 combines the WARPS warp partials into cta_partial[]. The first
@@ -173,12 +283,13 @@ struct BlockReduce {
   using G = Kinds<K...>;
   static constexpr int Q = G::Q;
 
-  // Statistic j over the warp: one kind, or the group a SumExpMax opens (its sums
-  // go with it).
+  // Statistic j over the warp: one kind, or the group a SumExpMax or MomentsCount
+  // opens (the rest of the group goes with it).
   template <int j>
   CREDIT_DEVICE static void warp_step(float (&acc)[Q]) {
     if constexpr (G::kind[j] == Reduce::SumExpMax) warp_reduce_sumexp<j, G::sums(j)>(acc);
-    else if constexpr (G::kind[j] != Reduce::SumExpSum) acc[j] = warp_reduce<G::kind[j]>(acc[j]);
+    else if constexpr (G::kind[j] == Reduce::MomentsCount) warp_reduce_moments<j>(acc);
+    else if constexpr (!G::inGroup(j)) acc[j] = warp_reduce<G::kind[j]>(acc[j]);
   }
   // Warp 0: statistic j of the warp partials (identity beyond WARPS), then reduced.
   template <int j>
@@ -189,7 +300,11 @@ struct BlockReduce {
       for (int i = 0; i <= k; ++i)
         acc[j + i] = lane < WARPS ? warp_partials[lane * QMAX + j + i] : (i == 0 ? identity<Reduce::SumExpMax>() : 0.0f);
       warp_reduce_sumexp<j, k>(acc);
-    } else if constexpr (G::kind[j] != Reduce::SumExpSum) {
+    } else if constexpr (G::kind[j] == Reduce::MomentsCount) {
+#pragma unroll
+      for (int i = 0; i < 3; ++i) acc[j + i] = lane < WARPS ? warp_partials[lane * QMAX + j + i] : 0.0f;
+      warp_reduce_moments<j>(acc);
+    } else if constexpr (!G::inGroup(j)) {
       acc[j] = lane < WARPS ? warp_partials[lane * QMAX + j] : identity<G::kind[j]>();
       acc[j] = warp_reduce<G::kind[j]>(acc[j]);
     }

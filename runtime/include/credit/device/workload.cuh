@@ -9,7 +9,9 @@
 //   static constexpr Reduce kReduce[];             (+) of every statistic, stage-major; an
 //                                                  online statistic is SumExpMax followed by
 //                                                  its k >= 1 SumExpSum (reduce.cuh), one
-//                                                  entry per result, within one stage
+//                                                  entry per result, within one stage;
+//                                                  moments are MomentsCount, MomentsSum,
+//                                                  MomentsM2, consecutive (reduce.cuh)
 //   static constexpr Operand kInputs[];            {Kind, Elem} per input, signature order
 //                                                  (row and broadcast inputs: F32, BF16, F16,
 //                                                  I8, U8, Bool; per-row: F32, I32, I64)
@@ -57,6 +59,8 @@
 //        e.template add<j>(g)      combines g into statistic j of the stage
 //        e.template add_sumexp<j>(p, w...)   adds pivot p and weights w_1..w_k into the
 //                                  online statistic at j (SumExpMax; j + i: the sum of w_i)
+//        e.template add_moments<j>(g)   adds g to the moments at j (MomentsCount): finish
+//                                  reads r[j] = n, r[j + 1] = sum g, r[j + 2] = sum (g - mean)^2
 //        e.template out<j>(v)      sets row output j's element (h; i8 outputs take int8_t,
 //                                  bf16 and f16 outputs a float, rounded at the store)
 //        e.template keep<i>(t)     stores T(x) over kept input i (the pass kMaterialize names)
@@ -94,10 +98,15 @@ enum class Kind : int { Row, Broadcast, PerRow };  // [M][N], [N], [M]
 // I8, per-row outputs F32 or I8. A kept input keeps its storage type on chip.
 enum class Elem : int { F32, I8, BF16, F16, U8, Bool, I32, I64 };
 // Sum, Max, Min: one value each. SumExpMax, SumExpSum...: one online statistic, the
-// max m of a pivot and sums of weighted exp(pivot - m) (reduce.cuh).
-enum class Reduce : int { Sum, Max, Min, SumExpMax, SumExpSum };
+// max m of a pivot and sums of weighted exp(pivot - m) (reduce.cuh). MomentsCount,
+// MomentsSum, MomentsM2: the count, sum and centred sum of squares of a term, in one
+// sweep (reduce.cuh).
+enum class Reduce : int { Sum, Max, Min, SumExpMax, SumExpSum, MomentsCount, MomentsSum, MomentsM2 };
 
 CREDIT_HD constexpr bool isSumExp(Reduce k) { return k == Reduce::SumExpMax || k == Reduce::SumExpSum; }
+CREDIT_HD constexpr bool isMoments(Reduce k) {
+  return k == Reduce::MomentsCount || k == Reduce::MomentsSum || k == Reduce::MomentsM2;
+}
 
 struct Operand {
   Kind kind;
@@ -182,6 +191,12 @@ struct Contract {
   CREDIT_HD static constexpr bool hasSumExp(int p, int j = 0) {
     return p < kStages && j < W::kQ[p < kStages ? p : 0] &&
            (W::kReduce[qOffset(p) + j] == Reduce::SumExpMax || hasSumExp(p, j + 1));
+  }
+
+  // Whether pass p is a stage with moments (kReduce: MomentsCount).
+  CREDIT_HD static constexpr bool hasMoments(int p, int j = 0) {
+    return p < kStages && j < W::kQ[p < kStages ? p : 0] &&
+           (W::kReduce[qOffset(p) + j] == Reduce::MomentsCount || hasMoments(p, j + 1));
   }
 
   // Inputs by the passes that read them.
