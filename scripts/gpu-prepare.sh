@@ -4,7 +4,9 @@
 # (default .gpu/, git-ignored):
 #   gen/       the examples of dsl_examples/: CUDA files with their dispatch built
 #              from a device profile, launch-API headers, float64 references,
-#              static reports, and the commit they were generated from;
+#              static reports, and the commit they were generated from; where
+#              --fuse-moments changes an example's stages, also that build
+#              (<example>_moments);
 #   include/   Catch2's single header (the GPU tests' one dependency besides CUDA);
 #   python/    what the Python package's tests load (python/tools/prepare_bundle.sh);
 #   consumer/  examples/cmake-consumer's program, if scripts/test-consumer.sh built it.
@@ -56,6 +58,17 @@ for src in "$root"/dsl_examples/*.credit; do
   "$creditc" "$src" "${extra[@]}" --report=json > "$gen/$k.report.json"
   echo "CREDIT_WORKLOAD($k)" >> "$gen/credit_gpu_registry.inc"
   echo "$gen/$k.cu"
+  # Where --fuse-moments changes the stages, that build too (<k>_moments), so the
+  # GPU tests check both.
+  if "$creditc" "$src" "${extra[@]}" --fuse-moments --report=json | grep -q '"kind": "moments"'; then
+    m="${k}_moments"
+    "$creditc" "$src" "${extra[@]}" --fuse-moments --prefix="credit_$m" --profile "$profile" \
+      -o "$gen/$m.cu" --header="$gen/$m.h"
+    "$creditc" "$src" --emit=reference --prefix="credit_$m" -o "$gen/${m}_ref.cpp"
+    "$creditc" "$src" "${extra[@]}" --fuse-moments --report=json > "$gen/$m.report.json"
+    echo "CREDIT_WORKLOAD($m)" >> "$gen/credit_gpu_registry.inc"
+    echo "$gen/$m.cu"
+  fi
 done
 rm -rf "$out/include/catch2" && cp -r "$catch2" "$out/include/"
 git -C "$root" describe --always --dirty --abbrev=40 > "$gen/commit" 2>/dev/null || echo unknown > "$gen/commit"

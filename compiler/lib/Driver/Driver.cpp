@@ -105,6 +105,12 @@ struct Options {
                  clEnumValN(OnlineFusion::All, "all", "every kernel"),
                  clEnumValN(OnlineFusion::All, "", "--fuse-online alone: every kernel")),
       cl::cat(category)};
+  cl::opt<bool> fuseMoments{
+      "fuse-moments",
+      cl::desc("Where a stage sums e and a later one sums (e - mean)^2 around its mean (LayerNorm's "
+               "mean and variance), compute both in one stage with Chan's pairwise update: one pass "
+               "and one exchange fewer in every kernel; off by default (docs/dsl.md)"),
+      cl::cat(category)};
   cl::opt<std::string> profile{
       "profile",
       cl::desc("Device profile (JSON, credit-calibrate): also generate the model-driven dispatch "
@@ -375,6 +381,7 @@ int compileMain(int argc, char **argv) {
   pipeline.reciprocalDiv = !opts.preciseDiv;
   pipeline.stageOpt = !opts.noStageOpt;
   pipeline.onlineStatistics = opts.fuseOnline == OnlineFusion::All && !opts.noStageOpt;
+  pipeline.fuseMoments = opts.fuseMoments && !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();

@@ -122,7 +122,8 @@ Compilation::Status Compilation::run(const PipelineOptions &options) {
     // The divisor's element argument may now be dead: drop it.
     pm.addPass(mlir::createCanonicalizerPass());
   }
-  mlir::credit::buildStagePipeline(pm, options.stageOpt, options.onlineStatistics);
+  mlir::credit::buildStagePipeline(pm, options.stageOpt, options.onlineStatistics,
+                                   options.fuseMoments);
   if (options.analyze) {
     mlir::credit::AnalysisPipelineOptions analysis;
     analysis.target = options.arch;

@@ -88,6 +88,9 @@ struct PredictOptions {
                  clEnumValN(OnlineFusion::All, "all", "every kernel"),
                  clEnumValN(OnlineFusion::All, "", "--fuse-online alone: every kernel")),
       cl::cat(category)};
+  cl::opt<bool> fuseMoments{
+      "fuse-moments", cl::desc("The kernels were generated with --fuse-moments (as creditc)"),
+      cl::cat(category)};
 };
 
 } // namespace
@@ -166,6 +169,7 @@ int credit::predictMain(int argc, char **argv) {
   pipeline.threads = opts.threads;
   pipeline.stageOpt = !opts.noStageOpt; // the generated kernels' stages
   pipeline.onlineStatistics = opts.fuseOnline == OnlineFusion::All && !opts.noStageOpt;
+  pipeline.fuseMoments = opts.fuseMoments && !opts.noStageOpt;
   if (c.run(pipeline) != Compilation::Ok)
     return kExitUserError;
   std::vector<mlir::credit::KernelOp> kernels = c.kernels();

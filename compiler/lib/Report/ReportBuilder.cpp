@@ -159,13 +159,24 @@ Report (::credit::buildReport)(Operation *op) {
       for (Attribute a : fused)
         if (auto d = llvm::dyn_cast<DictionaryAttr>(a)) {
           StageOptSummary::Fusion f;
-          f.max = d.getAs<StringAttr>("max").str();
-          f.sums = strings(d.get("sums"));
+          auto text = [&](StringRef key) {
+            auto s = d.getAs<StringAttr>(key);
+            return s ? s.str() : std::string();
+          };
           f.stage = static_cast<int>(getInt(d, "stage"));
           f.location = location(d, "location");
-          if (auto locs = d.getAs<ArrayAttr>("sum_locations"))
-            for (Attribute l : locs)
-              f.sumLocations.push_back(formatLoc(llvm::cast<LocationAttr>(l)));
+          if (text("kind") == "moments") {
+            f.kind = "moments";
+            f.max = text("sum");
+            f.sums = {text("squares")};
+            f.sumLocations = {location(d, "squares_location")};
+          } else {
+            f.max = text("max");
+            f.sums = strings(d.get("sums"));
+            if (auto locs = d.getAs<ArrayAttr>("sum_locations"))
+              for (Attribute l : locs)
+                f.sumLocations.push_back(formatLoc(llvm::cast<LocationAttr>(l)));
+          }
           sum.fused.push_back(std::move(f));
         }
       r.stageOpt = std::move(sum);

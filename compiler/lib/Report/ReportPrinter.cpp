@@ -42,7 +42,9 @@ void printFusions(const std::vector<StageOptSummary::Fusion> &fused, llvm::raw_o
     for (size_t i = 0; i < f.sums.size(); ++i)
       sums.push_back(f.sums[i] + (i < f.sumLocations.size() ? " (" + f.sumLocations[i] + ")" : ""));
     os << "    fused        " << f.max << " (" << f.location << ") with " << llvm::join(sums, ", ")
-       << ": one online max / sum-of-exp statistic in stage " << f.stage << "\n";
+       << (f.kind == "moments" ? ": one count / sum / centred-sum-of-squares statistic in stage "
+                               : ": one online max / sum-of-exp statistic in stage ")
+       << f.stage << "\n";
   }
 }
 
@@ -54,11 +56,21 @@ llvm::json::Array fusionsToJSON(const std::vector<StageOptSummary::Fusion> &fuse
       sums.push_back(x);
     for (const std::string &x : f.sumLocations)
       locs.push_back(x);
-    out.push_back(llvm::json::Object{{"max", f.max},
-                                     {"sums", std::move(sums)},
-                                     {"stage", f.stage},
-                                     {"location", f.location},
-                                     {"sum_locations", std::move(locs)}});
+    if (f.kind == "moments")
+      out.push_back(llvm::json::Object{{"kind", f.kind},
+                                       {"sum", f.max},
+                                       {"squares", f.sums.empty() ? std::string() : f.sums[0]},
+                                       {"stage", f.stage},
+                                       {"location", f.location},
+                                       {"squares_location",
+                                        f.sumLocations.empty() ? std::string() : f.sumLocations[0]}});
+    else
+      out.push_back(llvm::json::Object{{"kind", f.kind},
+                                       {"max", f.max},
+                                       {"sums", std::move(sums)},
+                                       {"stage", f.stage},
+                                       {"location", f.location},
+                                       {"sum_locations", std::move(locs)}});
   }
   return out;
 }

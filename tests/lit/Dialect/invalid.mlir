@@ -455,7 +455,7 @@ credit.kernel @output_in_stage {
 
 credit.kernel @yield_in_kernel {
   %n = credit.row_width : f32
-  // expected-error @+1 {{'credit.yield' op expects parent op to be one of 'credit.stage, credit.reduce, credit.reduce_sumexp, credit.select, credit.apply'}}
+  // expected-error @+1 {{'credit.yield' op expects parent op to be one of 'credit.stage, credit.reduce, credit.reduce_sumexp, credit.reduce_moments, credit.select, credit.apply'}}
   credit.yield %n : f32
 }
 
@@ -555,7 +555,7 @@ credit.kernel @neighbor_of_computed_value {
 
 credit.kernel @neighbor_outside_element_region {
   %n = credit.row_width : f32
-  // expected-error @+1 {{must be directly inside a credit.reduce, credit.select or credit.apply region}}
+  // expected-error @+1 {{must be directly inside a credit.reduce, credit.reduce_moments, credit.select or credit.apply region}}
   %l = credit.neighbor %n [1] : f32
 }
 

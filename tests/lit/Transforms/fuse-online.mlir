@@ -18,7 +18,7 @@
 //   y = exp(x - m) / s
 // }
 // CHECK-LABEL: credit.kernel @softmax
-// CHECK-SAME:  fused = [{location = {{.*}}, max = "m", stage = 1 : i64, sum_locations = [{{.*}}], sums = ["s"]}]
+// CHECK-SAME:  fused = [{kind = "online", location = {{.*}}, max = "m", stage = 1 : i64, sum_locations = [{{.*}}], sums = ["s"]}]
 // CHECK:         %m, %s = credit.stage ["m", "s"] {
 // CHECK-NEXT:      %[[R:.*]]:2 = credit.reduce_sumexp (%x) : (!credit.row<f32>) -> (f32, f32) {
 // CHECK-NEXT:      ^bb0(%[[XE:.*]]: f32):
@@ -149,7 +149,7 @@ credit.kernel @weighted {
 //   y = x - lse
 // }
 // CHECK-LABEL: credit.kernel @logsumexp
-// CHECK-SAME:  fused = [{location = {{.*}}, max = "m", stage = 1 : i64, sum_locations = [{{.*}}], sums = ["lse"]}]
+// CHECK-SAME:  fused = [{kind = "online", location = {{.*}}, max = "m", stage = 1 : i64, sum_locations = [{{.*}}], sums = ["lse"]}]
 // CHECK:         %lse = credit.stage ["lse"] {
 // CHECK-NEXT:      %[[R:.*]]:2 = credit.reduce_sumexp (%x)
 // CHECK:           %[[L:.*]] = math.log %[[R]]#1 : f32

@@ -43,6 +43,10 @@ struct PipelineOptions {
   /// fused pass saves a pass over the row but costs an exp per element more
   /// where the row is kept on chip, which is where the dispatch runs.
   bool onlineStatistics = false;
+  /// A sum and the centred sum of squares around its mean (LayerNorm's mean
+  /// and variance) become one credit.reduce_moments: one pass and one exchange
+  /// fewer in every kernel (creditc --fuse-moments).
+  bool fuseMoments = false;
   /// Schedule a kernel rejected as one-pass for its reread forms alone (the reread
   /// kernel's own stages, compileRereadStages).
   bool onePassReread = false;

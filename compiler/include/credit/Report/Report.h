@@ -63,7 +63,8 @@ struct ScheduleSummary {
 
 /// What credit-merge-stages changed (credit.stage_opt): the figures of the
 /// stages as written and, with source locations, the statistics that moved
-/// and the max / sum-of-exp pairs fused into one online statistic.
+/// and the max / sum-of-exp pairs fused into one online statistic, the sums
+/// fused with their centred sum of squares into moments.
 struct StageOptSummary {
   int L = 0;
   std::vector<int> q;
@@ -78,10 +79,14 @@ struct StageOptSummary {
   };
   std::vector<Move> moved;
   struct Fusion {
-    std::string max;               // the max's statistic
+    /// "online": a max (`max`) and sums of exponentials relative to it
+    /// (`sums`); "moments": a sum (`max`: the anchor) and the centred sum of
+    /// squares around its mean (`sums`, one).
+    std::string kind = "online";
+    std::string max;               // the max's statistic (moments: the sum's)
     std::vector<std::string> sums; // the statistics of the fused sums
-    int stage = 0;                 // where the online statistic runs
-    std::string location;          // the max
+    int stage = 0;                 // where the fused statistic runs
+    std::string location;          // the max (moments: the sum)
     std::vector<std::string> sumLocations;
   };
   std::vector<Fusion> fused;

@@ -265,6 +265,26 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
         os.indent(ind) << "}\n";
         names[online.getMax()] = m;
       }
+      // Moments (reduce_moments) are theirs: s = sum(e) in a loop of its own,
+      // then m2 = sum((e - s / N)^2).
+      llvm::DenseMap<mlir::Operation *, std::string> momentMeans;
+      for (cr::ElementRegionOpInterface red : reds) {
+        auto moments = llvm::dyn_cast<cr::ReduceMomentsOp>(red.getOperation());
+        if (!moments)
+          continue;
+        std::string s = fresh(), mean = fresh(), n = fresh();
+        os.indent(ind) << "double " << s << " = 0.0;  // sum of the term\n";
+        os.indent(ind) << "for (long long i = 0; i < N; ++i) {\n";
+        if (failed(emitElement(red, moments.getTerm())))
+          return mlir::failure();
+        os.indent(ind + 2) << s << " += " << name(moments.getTerm()) << ";\n";
+        os.indent(ind) << "}\n";
+        os.indent(ind) << "const double " << n << " = static_cast<double>(N);\n";
+        os.indent(ind) << "const double " << mean << " = " << s << " / " << n << ";\n";
+        names[moments.getSum()] = s;
+        names[moments.getCount()] = n;
+        momentMeans[moments] = mean;
+      }
       std::vector<std::vector<std::string>> accs;
       for (cr::ElementRegionOpInterface red : reds) {
         std::vector<std::string> acc;
@@ -274,6 +294,13 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
             os.indent(ind) << "double " << acc.back() << " = 0.0;\n";
             names[s] = acc.back();
           }
+          accs.push_back(acc);
+          continue;
+        }
+        if (auto moments = llvm::dyn_cast<cr::ReduceMomentsOp>(red.getOperation())) {
+          acc.push_back(fresh());
+          os.indent(ind) << "double " << acc.back() << " = 0.0;  // centred sum of squares\n";
+          names[moments.getM2()] = acc.back();
           accs.push_back(acc);
           continue;
         }
@@ -298,6 +325,13 @@ mlir::LogicalResult ReferenceEmitter::run(llvm::StringRef sourceName) {
           for (unsigned k = 0; k < online.getNumSums(); ++k)
             os.indent(ind + 2) << accs[j][k] << " += " << name(online.getWeight(k)) << " * " << e
                                << ";\n";
+          continue;
+        }
+        if (auto moments = llvm::dyn_cast<cr::ReduceMomentsOp>(red.getOperation())) {
+          std::string d = fresh();
+          os.indent(ind + 2) << "const double " << d << " = " << name(moments.getTerm()) << " - "
+                             << momentMeans[moments] << ";\n";
+          os.indent(ind + 2) << accs[j][0] << " += " << d << " * " << d << ";\n";
           continue;
         }
         auto r = llvm::cast<cr::ReduceOp>(red.getOperation());

@@ -103,11 +103,33 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
       m.bind(online.getSums()[i], "sum(" + (unit ? "" : m.ref(w, 2) + " * ") + "exp(" + pivot + " - " + mName + "))");
     }
   };
+  // Moments as their two-pass definition: s = sum(e), m2 = sum((e - c) * (e -
+  // c)), c by the stage's name of s / N where the stage yields it.
+  auto printMoments = [&](cr::ReduceMomentsOp moments, cr::StageOp stage, auto &region) {
+    region(llvm::cast<cr::ElementRegionOpInterface>(moments.getOperation()));
+    std::string term = m.ref(moments.getTerm(), 1);
+    m.bind(moments.getSum(), "sum(" + m.ref(moments.getTerm()) + ")");
+    std::string mean = "sum(" + m.ref(moments.getTerm()) + ") / N";
+    for (unsigned i = 0; i < stage.getNumResults(); ++i) {
+      mlir::Value y = stage.getYieldOp().getOperand(i);
+      if (y == moments.getSum())
+        mean = stage.getResultName(i).str() + " / N";
+      else if (auto div = y.getDefiningOp<mlir::arith::DivFOp>())
+        if (div.getLhs() == moments.getSum() && div.getRhs().getDefiningOp<cr::RowWidthOp>())
+          mean = stage.getResultName(i).str();
+    }
+    m.bind(moments.getM2(), "sum((" + term + " - " + mean + ") * (" + term + " - " + mean + "))");
+    m.bind(moments.getCount(), "N");
+  };
   for (Operation &op : k.kernel.getBodyBlock()) {
     if (auto stage = llvm::dyn_cast<cr::StageOp>(op)) {
       for (cr::ElementRegionOpInterface r : stage.getReductions()) {
         if (auto online = llvm::dyn_cast<cr::ReduceSumExpOp>(r.getOperation())) {
           printOnline(online, stage, region);
+          continue;
+        }
+        if (auto moments = llvm::dyn_cast<cr::ReduceMomentsOp>(r.getOperation())) {
+          printMoments(moments, stage, region);
           continue;
         }
         auto red = llvm::cast<cr::ReduceOp>(r.getOperation());
@@ -130,6 +152,9 @@ void printFormulas(const KernelView &k, llvm::raw_ostream &os) {
           if (names.size() > 1)
             ts << "stage " << stage.getStageIndex() + 1 << ": " << llvm::join(names, ", ")
                << " in one sweep (online max and sums of exponentials)\n";
+        } else if (llvm::isa<cr::ReduceMomentsOp>(r.getOperation())) {
+          ts << "stage " << stage.getStageIndex() + 1
+             << ": one sweep of count, sum and centred sum of squares (Chan's pairwise update)\n";
         }
       // And which one column decides (read there once per row: pick()).
       for (cr::ElementRegionOpInterface r : stage.getReductions())
@@ -250,6 +275,12 @@ void printHeaderComment(const KernelView &k, llvm::raw_ostream &os) {
     os << " --profile " << llvm::sys::path::filename(o.dispatch->path);
   if (o.standalone)
     os << " --standalone";
+  bool moments = false;
+  for (cr::StageOp stage : k.stages)
+    for (cr::ElementRegionOpInterface r : stage.getReductions())
+      moments |= llvm::isa<cr::ReduceMomentsOp>(r.getOperation());
+  if (moments)
+    os << " --fuse-moments";
   os << ".\n"
      << "// The kernels are instances of the device library's row kernel; the launch API\n"
      << "// forwards to credit/runtime/Launch.h" << (o.dispatch ? " and Dispatch.h" : "")

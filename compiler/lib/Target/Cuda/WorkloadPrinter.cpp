@@ -141,7 +141,8 @@ void WorkloadPrinter::printConstants() {
   os << "static constexpr int kQ[kStages] = {";
   llvm::interleaveComma(k.stages, os, [&](cr::StageOp st) { os << st.getNumStatistics(); });
   os << "};\n";
-  // One entry per statistic: an online statistic is its max, then its sums.
+  // One entry per statistic: an online statistic is its max, then its sums;
+  // moments are their count, sum and centred sum of squares.
   os << "static constexpr Reduce kReduce[] = {";
   bool first = true;
   auto entry = [&](const char *kind) {
@@ -154,6 +155,10 @@ void WorkloadPrinter::printConstants() {
         entry("Reduce::SumExpMax");
         for (unsigned i = 0; i < online.getNumSums(); ++i)
           entry("Reduce::SumExpSum");
+      } else if (llvm::isa<cr::ReduceMomentsOp>(r.getOperation())) {
+        entry("Reduce::MomentsCount");
+        entry("Reduce::MomentsSum");
+        entry("Reduce::MomentsM2");
       } else {
         entry(reduceName(llvm::cast<cr::ReduceOp>(r.getOperation()).getKind()));
       }
@@ -472,6 +477,8 @@ mlir::LogicalResult WorkloadPrinter::printPass(unsigned p) {
         for (unsigned i = 0; i < online.getNumSums(); ++i)
           ts << ", " << ep.ref(online.getWeight(i));
         ts << ");\n";
+      } else if (auto moments = llvm::dyn_cast<cr::ReduceMomentsOp>(r.getOperation())) {
+        ts << "e.template add_moments<" << j << ">(" << ep.ref(moments.getTerm()) << ");\n";
       } else {
         ts << "e.template add<" << j << ">(" << ep.ref(r.getYieldedValues()[0]) << ");\n";
       }

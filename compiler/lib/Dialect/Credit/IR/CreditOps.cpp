@@ -163,7 +163,7 @@ static void printSelectKindAndParam(OpAsmPrinter &p, Operation *,
 //===----------------------------------------------------------------------===//
 
 static bool isReduction(Operation *op) {
-  return isa<ReduceOp, ReduceSumExpOp, SelectOp>(op);
+  return isa<ReduceOp, ReduceSumExpOp, ReduceMomentsOp, SelectOp>(op);
 }
 
 /// Creates the single block of `region` with one element argument per input.
@@ -663,6 +663,62 @@ void ReduceSumExpOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// ReduceMomentsOp
+//===----------------------------------------------------------------------===//
+
+void ReduceMomentsOp::build(
+    OpBuilder &builder, OperationState &state, ValueRange inputs,
+    function_ref<void(OpBuilder &, Location, ValueRange)> bodyBuilder) {
+  state.addOperands(inputs);
+  state.addTypes(SmallVector<Type>(3, builder.getF32Type()));
+  Block *block = createElementBlock(builder, state.addRegion(), inputs);
+  runBodyBuilder(builder, state.location, block, bodyBuilder);
+}
+
+YieldOp ReduceMomentsOp::getYieldOp() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+Value ReduceMomentsOp::getTerm() { return getYieldOp().getOperand(0); }
+
+LogicalResult ReduceMomentsOp::verify() {
+  if (failed(verifyElementRegion(*this, getInputs(), getBodyRegion())) ||
+      failed(verifyNoNestedReduction(getBodyRegion(),
+                                     "reduction nested in a reduction")))
+    return failure();
+  YieldOp y = getYieldOp();
+  if (y.getNumOperands() != 1 || !y.getOperand(0).getType().isF32())
+    return emitOpError("element region must yield one f32 term");
+  return success();
+}
+
+namespace {
+/// Without a use of m2, the moments are the plain sum of the term (the count
+/// is N, which nothing needs a reduction for).
+struct MomentsToSum : OpRewritePattern<ReduceMomentsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceMomentsOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getM2().use_empty() || !op.getCount().use_empty())
+      return failure();
+    auto sum = rewriter.create<ReduceOp>(op.getLoc(), ReduceKind::sum,
+                                         op.getInputs());
+    sum->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    Block &newBody = sum.getBodyBlock();
+    rewriter.mergeBlocks(&op.getBodyBlock(), &newBody, newBody.getArguments());
+    rewriter.replaceAllUsesWith(op.getSum(), sum.getResult());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void ReduceMomentsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<SimplifyElementArgs<ReduceMomentsOp>, MomentsToSum>(context);
+}
+
+//===----------------------------------------------------------------------===//
 // SelectOp
 //===----------------------------------------------------------------------===//
 
@@ -784,7 +840,7 @@ void ApplyOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 static LogicalResult verifyInElementRegion(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
-    if (isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(p))
+    if (isa<ReduceOp, ReduceSumExpOp, ReduceMomentsOp, SelectOp, ApplyOp>(p))
       return success();
     if (isa<StageOp, KernelOp>(p))
       break;
@@ -799,17 +855,17 @@ LogicalResult SortOp::verify() { return verifyInElementRegion(*this); }
 
 LogicalResult IndexOp::verify() {
   Operation *parent = (*this)->getParentOp();
-  if (!parent || !isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(parent))
+  if (!parent || !isa<ReduceOp, ReduceSumExpOp, ReduceMomentsOp, SelectOp, ApplyOp>(parent))
     return emitOpError("must be directly inside a credit.reduce, credit.reduce_sumexp, "
-                       "credit.select or credit.apply region");
+                       "credit.reduce_moments, credit.select or credit.apply region");
   return success();
 }
 
 LogicalResult NeighborOp::verify() {
   Operation *parent = (*this)->getParentOp();
-  if (!parent || !isa<ReduceOp, ReduceSumExpOp, SelectOp, ApplyOp>(parent))
+  if (!parent || !isa<ReduceOp, ReduceSumExpOp, ReduceMomentsOp, SelectOp, ApplyOp>(parent))
     return emitOpError("must be directly inside a credit.reduce, "
-                       "credit.select or credit.apply region");
+                       "credit.reduce_moments, credit.select or credit.apply region");
   auto arg = dyn_cast<BlockArgument>(getInput());
   if (!arg || arg.getOwner() != &parent->getRegion(0).front())
     return emitOpError("operand must be an element argument of the enclosing ")

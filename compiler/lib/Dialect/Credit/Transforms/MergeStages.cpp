@@ -2,10 +2,12 @@
 //
 // Rebuilds the stages of a kernel from planStages (StageStructure.h): every
 // statistic moves to the earliest stage whose pass can compute it, stages
-// left empty disappear, and (option fuse-online) a sum of exponentials
-// relative to a max joins the max as one credit.reduce_sumexp. Every
-// statistic keeps its reductions and post-computation op for op, so its value
-// is the same; a fused sum is the two-pass value computed in one sweep.
+// left empty disappear, (option fuse-online) a sum of exponentials relative
+// to a max joins the max as one credit.reduce_sumexp, and (option
+// fuse-moments) a centred sum of squares joins the sum whose mean it is
+// centred on as one credit.reduce_moments. Every statistic keeps its
+// reductions and post-computation op for op, so its value is the same; a fused
+// reduction is the two-pass value computed in one sweep.
 // Records the figures as written and what moved as `credit.stage_opt`.
 //
 //===----------------------------------------------------------------------===//
@@ -59,6 +61,7 @@ private:
   /// stage k is recomputed there.
   void prepare(Value v, unsigned k, OpBuilder &b, IRMapping &local);
   void buildOnline(const StagePlan::Fusion &f, unsigned k, OpBuilder &b, IRMapping &local);
+  void buildMoments(const CentredSquares &m, unsigned k, OpBuilder &b, IRMapping &local);
 
   KernelOp kernel;
   const StagePlan &plan;
@@ -119,6 +122,28 @@ void StageBuilder::buildOnline(const StagePlan::Fusion &f, unsigned k, OpBuilder
     local.map(s.sum.getResult(), online.getSums()[j]);
 }
 
+void StageBuilder::buildMoments(const CentredSquares &m, unsigned k, OpBuilder &b,
+                                IRMapping &local) {
+  ReduceOp sum = m.sum;
+  llvm::SmallVector<Value> operands(sum.getInputs().begin(), sum.getInputs().end());
+  for (Value &v : operands) {
+    prepare(v, k, b, local);
+    v = local.lookupOrDefault(v);
+  }
+  Location loc = FusedLoc::get(kernel.getContext(), {sum.getLoc(), ReduceOp(m.squares).getLoc()});
+  auto moments = b.create<ReduceMomentsOp>(loc, operands);
+  Block &nb = moments.getBodyBlock();
+  OpBuilder rb = OpBuilder::atBlockEnd(&nb);
+  IRMapping rm;
+  for (auto [from, to] : llvm::zip(sum.getBodyBlock().getArguments(), nb.getArguments()))
+    rm.map(from, to);
+  for (Operation &op : sum.getBodyBlock().without_terminator())
+    rb.clone(op, rm);
+  rb.create<YieldOp>(sum.getLoc(), ValueRange{rm.lookupOrDefault(sum.getYieldOp().getOperand(0))});
+  local.map(sum.getResult(), moments.getSum());
+  local.map(ReduceOp(m.squares).getResult(), moments.getM2());
+}
+
 void StageBuilder::run() {
   Block &block = kernel.getBodyBlock();
   llvm::SmallVector<StageOp> old(kernel.getStageOps());
@@ -140,10 +165,14 @@ void StageBuilder::run() {
     IRMapping local;
     for (StageOp from : old) {
       for (Operation &op : from.getBodyBlock().without_terminator()) {
-        if (plan.opStage.lookup(&op) != k || plan.fusedSum(&op))
+        if (plan.opStage.lookup(&op) != k || plan.fusedSum(&op) || plan.fusedSquares(&op))
           continue;
         if (const StagePlan::Fusion *f = plan.fusionOf(&op)) {
           buildOnline(*f, k, sb, local);
+          continue;
+        }
+        if (const CentredSquares *m = plan.momentsOf(&op)) {
+          buildMoments(*m, k, sb, local);
           continue;
         }
         for (Value operand : op.getOperands())
@@ -256,6 +285,7 @@ DictionaryAttr describe(KernelOp kernel, const StagePlan &plan, const Traffic &t
       locs.push_back(LocationAttr(s.sum.getLoc()));
     }
     fused.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("kind", b.getStringAttr("online")),
         b.getNamedAttr("max", b.getStringAttr(statisticOf(plan, f.max))),
         b.getNamedAttr("sums", b.getArrayAttr(sums)),
         b.getNamedAttr("stage", b.getI64IntegerAttr(plan.opStage.lookup(f.max))),
@@ -263,6 +293,15 @@ DictionaryAttr describe(KernelOp kernel, const StagePlan &plan, const Traffic &t
         b.getNamedAttr("sum_locations", b.getArrayAttr(locs)),
     }));
   }
+  for (const CentredSquares &m : plan.moments)
+    fused.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("kind", b.getStringAttr("moments")),
+        b.getNamedAttr("sum", b.getStringAttr(statisticOf(plan, m.sum))),
+        b.getNamedAttr("squares", b.getStringAttr(statisticOf(plan, m.squares))),
+        b.getNamedAttr("stage", b.getI64IntegerAttr(plan.opStage.lookup(m.sum))),
+        b.getNamedAttr("location", LocationAttr(ReduceOp(m.sum).getLoc())),
+        b.getNamedAttr("squares_location", LocationAttr(ReduceOp(m.squares).getLoc())),
+    }));
   return b.getDictionaryAttr({
       b.getNamedAttr("as_written", written),
       b.getNamedAttr("moved", b.getArrayAttr(moved)),
@@ -278,7 +317,7 @@ struct CreditMergeStagesPass
     KernelOp kernel = getOperation();
     Traffic t = computeTraffic(kernel);
     Barriers k = computeBarriers(kernel);
-    StagePlan plan = planStages(kernel, fuseOnline);
+    StagePlan plan = planStages(kernel, fuseOnline, fuseMoments);
     DictionaryAttr record = describe(kernel, plan, t, k);
     kernel->setAttr("credit.stage_opt", record);
     if (!plan.changesStructure())

@@ -21,13 +21,15 @@ void mlir::credit::buildCanonicalizationPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::credit::buildStagePipeline(OpPassManager &pm, bool stageOpt, bool online) {
+void mlir::credit::buildStagePipeline(OpPassManager &pm, bool stageOpt, bool online,
+                                      bool moments) {
   OpPassManager &kpm = pm.nest<KernelOp>();
   if (!online)
     kpm.addPass(createCreditSplitSumExp());
   if (stageOpt) {
     CreditMergeStagesOptions merge;
     merge.fuseOnline = online;
+    merge.fuseMoments = moments;
     kpm.addPass(createCreditMergeStages(merge));
   }
 }
@@ -58,7 +60,7 @@ void mlir::credit::registerCreditPipelines() {
       "credit-schedule (what creditc runs)",
       [](OpPassManager &pm, const AnalysisPipelineOptions &opts) {
         buildCanonicalizationPipeline(pm);
-        buildStagePipeline(pm, opts.stageOpt, opts.online);
+        buildStagePipeline(pm, opts.stageOpt, opts.online, opts.moments);
         buildAnalysisPipeline(pm, opts);
       });
 }

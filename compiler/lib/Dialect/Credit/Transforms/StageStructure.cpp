@@ -1,8 +1,9 @@
 //===- StageStructure.cpp - Dependences of statistics, the stage plan -----===//
 //
 // The dependence analysis over statistics, the recognition of a sum of
-// exponentials relative to a max, and the plan credit-merge-stages carries
-// out: the earliest stage of every statistic (StageStructure.h).
+// exponentials relative to a max and of a centred sum of squares, and the plan
+// credit-merge-stages carries out: the earliest stage of every statistic
+// (StageStructure.h).
 //
 //===----------------------------------------------------------------------===//
 #include "credit/Dialect/Credit/Transforms/StageStructure.h"
@@ -16,7 +17,9 @@ using namespace mlir::credit;
 
 namespace {
 
-bool isReductionOp(Operation *op) { return llvm::isa<ReduceOp, ReduceSumExpOp, SelectOp>(op); }
+bool isReductionOp(Operation *op) {
+  return llvm::isa<ReduceOp, ReduceSumExpOp, ReduceMomentsOp, SelectOp>(op);
+}
 
 /// Ops of `block` from which `root` is computed, in block order (values
 /// defined outside the block end the walk).
@@ -217,8 +220,66 @@ std::optional<SumOfExp> mlir::credit::matchSumOfExp(ReduceOp sum) {
   return SumOfExp{sum, max, weight, mArg.getArgNumber()};
 }
 
+/// The `credit.reduce <sum>` that `c` is the mean of: a stage result
+/// `sum(e) / N`, or a let `s / N` of a stage result s that is `sum(e)`.
+static ReduceOp sumOfMean(Value c) {
+  auto isRowWidth = [](Value n) { return n.getDefiningOp<RowWidthOp>() != nullptr; };
+  auto stageValue = [](Value v) -> Value {
+    auto res = llvm::dyn_cast<OpResult>(v);
+    auto stage = res ? llvm::dyn_cast<StageOp>(res.getOwner()) : StageOp();
+    return stage ? stage.getYieldOp().getOperand(res.getResultNumber()) : Value();
+  };
+  auto plainSum = [](Value v) {
+    auto sum = v ? v.getDefiningOp<ReduceOp>() : ReduceOp();
+    return sum && sum.getKind() == ReduceKind::sum ? sum : ReduceOp();
+  };
+  if (Value inStage = stageValue(c)) {
+    auto div = inStage.getDefiningOp<arith::DivFOp>();
+    return div && isRowWidth(div.getRhs()) ? plainSum(div.getLhs()) : ReduceOp();
+  }
+  auto div = c.getDefiningOp<arith::DivFOp>();
+  if (!div || !isRowWidth(div.getRhs()) || llvm::isa<StageOp>(div->getParentOp()))
+    return ReduceOp();
+  return plainSum(stageValue(div.getLhs()));
+}
+
+std::optional<CentredSquares> mlir::credit::matchCentredSquares(ReduceOp squares) {
+  if (squares.getKind() != ReduceKind::sum)
+    return std::nullopt;
+  Block &body = squares.getBodyBlock();
+  auto mul = squares.getYieldOp().getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != mul.getRhs())
+    return std::nullopt;
+  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+  if (!sub)
+    return std::nullopt;
+  // (e - c) or (c - e): the same square.
+  auto rowLevelArg = [&](Value v) {
+    auto arg = llvm::dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && !squares.isRowInput(arg.getArgNumber()) ? arg
+                                                                                       : BlockArgument();
+  };
+  BlockArgument cArg = rowLevelArg(sub.getRhs());
+  Value term = sub.getLhs();
+  if (!cArg) {
+    cArg = rowLevelArg(sub.getLhs());
+    term = sub.getRhs();
+  }
+  if (!cArg || usesArg(term, cArg))
+    return std::nullopt;
+  ReduceOp sum = sumOfMean(squares.getInputForArg(cArg));
+  if (!sum || sum->getParentOp() == squares->getParentOp())
+    return std::nullopt;
+  auto rsum = llvm::cast<ElementRegionOpInterface>(sum.getOperation());
+  auto rsq = llvm::cast<ElementRegionOpInterface>(squares.getOperation());
+  ExprMemo memo;
+  if (!sameElementExpr(sum.getYieldOp().getOperand(0), rsum, term, rsq, memo))
+    return std::nullopt;
+  return CentredSquares{squares, sum, cArg.getArgNumber()};
+}
+
 bool StagePlan::changesStructure() const {
-  if (!fusions.empty())
+  if (!fusions.empty() || !moments.empty())
     return true;
   for (auto [i, s] : llvm::enumerate(deps.statistics))
     if (level[i] != s.writtenStage)
@@ -241,7 +302,21 @@ const SumOfExp *StagePlan::fusedSum(Operation *op) const {
   return nullptr;
 }
 
-StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
+const CentredSquares *StagePlan::momentsOf(Operation *sum) const {
+  for (const CentredSquares &m : moments)
+    if (ReduceOp(m.sum).getOperation() == sum)
+      return &m;
+  return nullptr;
+}
+
+const CentredSquares *StagePlan::fusedSquares(Operation *op) const {
+  for (const CentredSquares &m : moments)
+    if (ReduceOp(m.squares).getOperation() == op)
+      return &m;
+  return nullptr;
+}
+
+StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline, bool fuseMoments) {
   StagePlan plan;
   plan.deps = computeStatisticDependences(kernel);
   plan.level.assign(plan.deps.statistics.size(), 0);
@@ -256,6 +331,7 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
     for (auto [i, s] : llvm::enumerate(plan.deps.statistics))
       plan.level[i] = s.writtenStage;
     plan.fusions.clear();
+    plan.moments.clear();
     plan.numStages = plan.writtenStages;
     return plan;
   };
@@ -297,14 +373,32 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
         for (Value operand : inner.getOperands())
           if (operand.getParentBlock() == &body)
             return identity();
-    // Sums of exponentials relative to a max of an earlier stage.
-    llvm::DenseMap<Operation *, SumOfExp> candidates;
-    if (fuseOnline)
-      for (ElementRegionOpInterface red : stage.getReductions())
-        if (auto sum = llvm::dyn_cast<ReduceOp>(red.getOperation()))
-          if (std::optional<SumOfExp> match = matchSumOfExp(sum))
-            if (place.count(match->max) && owner.count(sum))
-              candidates[sum] = *match;
+    // Sums of exponentials relative to a max of an earlier stage, centred
+    // sums of squares around the mean of a sum of an earlier stage: each
+    // joins that reduction (its anchor) in the anchor's stage.
+    struct Candidate {
+      Operation *anchor;
+      unsigned statOperand; // the operand that is the anchor's statistic
+      std::optional<SumOfExp> exp;
+      std::optional<CentredSquares> squares;
+    };
+    llvm::DenseMap<Operation *, Candidate> candidates;
+    for (ElementRegionOpInterface red : stage.getReductions()) {
+      auto sum = llvm::dyn_cast<ReduceOp>(red.getOperation());
+      if (!sum || !owner.count(sum))
+        continue;
+      if (std::optional<SumOfExp> match = fuseOnline ? matchSumOfExp(sum) : std::nullopt) {
+        if (place.count(match->max))
+          candidates[sum] = {match->max, match->maxOperand, match, std::nullopt};
+      } else if (std::optional<CentredSquares> sq =
+                     fuseMoments ? matchCentredSquares(sum) : std::nullopt) {
+        // The anchor stays a plain sum: not itself fused, nor joined twice.
+        bool joined = plan.fusedSum(sq->sum) || plan.momentsOf(sq->sum) ||
+                      llvm::any_of(candidates, [&](auto &c) { return c.second.anchor == sq->sum; });
+        if (place.count(sq->sum) && !joined)
+          candidates[sum] = {sq->sum, sq->meanOperand, std::nullopt, sq};
+      }
+    }
     llvm::DenseSet<Operation *> refused;
     llvm::DenseMap<unsigned, unsigned> groupLevel; // by leader
     llvm::DenseMap<Operation *, unsigned> opLevel;
@@ -318,14 +412,14 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
           unsigned others = 0, all = 0;
           for (auto [i, operand] : llvm::enumerate(inner.getOperands())) {
             all = std::max(all, levelOf(operand));
-            if (!fuse || i != cand->second.maxOperand)
+            if (!fuse || i != cand->second.statOperand)
               others = std::max(others, levelOf(operand));
           }
-          // Fused, the sum runs in the max's pass: its weight must be known
-          // before that pass.
-          unsigned maxStage = fuse ? place.lookup(cand->second.max) : 0;
-          if (fuse && others < maxStage)
-            l = maxStage;
+          // Fused, the reduction runs in its anchor's pass: its other
+          // operands must be known before that pass.
+          unsigned anchorStage = fuse ? place.lookup(cand->second.anchor) : 0;
+          if (fuse && others < anchorStage)
+            l = anchorStage;
           else {
             if (fuse)
               refused.insert(&inner);
@@ -344,12 +438,12 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
         unsigned &g = groupLevel[groups.getLeaderValue(stat)];
         g = std::max({g, 1u, opLevel.lookup(inner)});
       }
-      // A fused sum whose statistics must wait for a later stage would be
-      // needed from the max's stage by a later one: leave it unfused.
+      // A fused reduction whose statistics must wait for a later stage would
+      // be needed from the anchor's stage by a later one: leave it unfused.
       bool again = false;
       for (auto &[sum, match] : candidates)
         if (!refused.contains(sum) &&
-            groupLevel[groups.getLeaderValue(owner.lookup(sum))] != place.lookup(match.max)) {
+            groupLevel[groups.getLeaderValue(owner.lookup(sum))] != place.lookup(match.anchor)) {
           refused.insert(sum);
           again = true;
         }
@@ -373,14 +467,19 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline) {
       auto it = candidates.find(red.getOperation());
       if (it == candidates.end() || refused.contains(red.getOperation()))
         continue;
+      if (it->second.squares) {
+        plan.moments.push_back(*it->second.squares);
+        continue;
+      }
+      const SumOfExp &match = *it->second.exp;
       auto f = llvm::find_if(plan.fusions, [&](const StagePlan::Fusion &x) {
-        return x.max == it->second.max;
+        return x.max == match.max;
       });
       if (f == plan.fusions.end()) {
-        plan.fusions.push_back({it->second.max, {}});
+        plan.fusions.push_back({match.max, {}});
         f = std::prev(plan.fusions.end());
       }
-      f->sums.push_back(it->second);
+      f->sums.push_back(match);
     }
   }
   // A rewrite that removes no stage saves no pass and no barrier round; it only

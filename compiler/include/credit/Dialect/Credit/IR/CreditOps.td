@@ -354,10 +354,12 @@ def Credit_StageOp : Credit_Op<"stage", [
     ::llvm::StringRef getResultName(unsigned i);
     /// Position of this stage among the stages of its kernel (0-based).
     unsigned getStageIndex();
-    /// ReduceOps, ReduceSumExpOps and SelectOps of the stage, in order.
+    /// ReduceOps, ReduceSumExpOps, ReduceMomentsOps and SelectOps of the
+    /// stage, in order.
     ::llvm::SmallVector<ElementRegionOpInterface> getReductions();
     /// q: the scalar statistics the stage's reductions produce (one per
-    /// reduce / select, 1 + k per reduce_sumexp), i.e. its partials.
+    /// reduce / select, 1 + k per reduce_sumexp, 3 per reduce_moments), i.e.
+    /// its partials.
     unsigned getNumStatistics();
   }];
 }
@@ -454,6 +456,46 @@ def Credit_ReduceSumExpOp
   }];
 }
 
+def Credit_ReduceMomentsOp
+    : Credit_ElementRegionOp<"reduce_moments", [HasParent<"StageOp">]> {
+  let summary = "the count, sum and centred sum of squares of a per-element "
+                "term, in one sweep";
+  let description = [{
+    ```
+    %n, %s, %m2 = credit.reduce_moments (%x) : (!credit.row<f32>) -> (f32, f32, f32) {
+    ^bb0(%xe: f32):
+      credit.yield %xe : f32
+    }
+    ```
+    The region yields one term e; the results are n (the number of
+    elements, as f32), s = sum_i e_i and m2 = sum_i (e_i - s / n)^2. Its
+    value is that of the two-pass definition (a sum stage, then a stage
+    summing the squares around s / n), not its bits: the partials
+    (n, s, m2) combine with Chan et al.'s pairwise update,
+    (n1, s1, m1) + (n2, s2, m2) = (n, s1 + s2, m1 + m2 + d^2 n1 n2 / n),
+    n = n1 + n2, d = s2 / n2 - s1 / n1, which needs no second sweep and
+    loses no precision to a large common offset (docs/dsl.md, "Stage
+    optimization").
+  }];
+  let arguments = (ins Variadic<Credit_RowOrF32>:$inputs);
+  let results = (outs F32:$count, F32:$sum, F32:$m2);
+  let assemblyFormat = [{
+    ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, results)
+    $bodyRegion
+  }];
+  let builders = [
+    // Creates the body block with one element argument per input. If
+    // `bodyBuilder` is given it must create the credit.yield of the term.
+    OpBuilder<(ins "::mlir::ValueRange":$inputs,
+      CArg<"::llvm::function_ref<void(::mlir::OpBuilder &, ::mlir::Location, "
+           "::mlir::ValueRange)>", "nullptr">:$bodyBuilder)>
+  ];
+  let extraClassDeclaration = elementRegionDecls # [{
+    /// The term e inside the region.
+    ::mlir::Value getTerm();
+  }];
+}
+
 def Credit_SelectOp : Credit_ElementRegionOp<"select", [HasParent<"StageOp">]> {
   let summary = "a selection statistic (median, quantile, topk)";
   let description = [{
@@ -531,7 +573,7 @@ def Credit_OutputOp : Credit_Op<"output", [
 
 def Credit_YieldOp : Credit_Op<"yield", [
     Pure, ReturnLike, Terminator,
-    ParentOneOf<["StageOp", "ReduceOp", "ReduceSumExpOp", "SelectOp", "ApplyOp"]>]> {
+    ParentOneOf<["StageOp", "ReduceOp", "ReduceSumExpOp", "ReduceMomentsOp", "SelectOp", "ApplyOp"]>]> {
   let summary = "terminator of stage / reduce / select / apply regions";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
@@ -564,7 +606,8 @@ def Credit_NeighborOp : Credit_Op<"neighbor", [
 def Credit_IndexOp : Credit_Op<"index", [Pure]> {
   let summary = "the element's column in the row (0-based), as f32";
   let description = [{
-    `%i = credit.index : f32` inside a reduce, reduce_sumexp, select or apply
+    `%i = credit.index : f32` inside a reduce, reduce_sumexp, reduce_moments,
+    select or apply
     region: the column of the element the region is evaluated at (the source's
     `i`). Exact below 2^24 columns.
   }];

@@ -34,6 +34,10 @@ struct AnalysisPipelineOptions : public PassPipelineOptions<AnalysisPipelineOpti
                       llvm::cl::desc("Keep and create online statistics (credit.reduce_sumexp); "
                                      "false: split them into their two-pass form"),
                       llvm::cl::init(true)};
+  Option<bool> moments{*this, "moments",
+                       llvm::cl::desc("Fuse a sum and the centred sum of squares around its "
+                                      "mean into credit.reduce_moments"),
+                       llvm::cl::init(false)};
   ListOption<std::string> variants{
       *this, "variants",
       llvm::cl::desc("Kernel families the schedule lists: cluster, staged, reread, control (default all)")};
@@ -47,8 +51,8 @@ void buildCanonicalizationPipeline(OpPassManager &pm);
 /// The stage structure, nested on every credit.kernel: credit-split-sumexp
 /// unless `online` (the consumer computes credit.reduce_sumexp), then, with
 /// `stageOpt`, credit-merge-stages (fusing max / sum-of-exp pairs if
-/// `online`).
-void buildStagePipeline(OpPassManager &pm, bool stageOpt, bool online);
+/// `online`, sums and centred sums of squares if `moments`).
+void buildStagePipeline(OpPassManager &pm, bool stageOpt, bool online, bool moments = false);
 /// The analysis passes, in order, then credit-schedule, nested on every
 /// credit.kernel.
 void buildAnalysisPipeline(OpPassManager &pm, const AnalysisPipelineOptions &opts);

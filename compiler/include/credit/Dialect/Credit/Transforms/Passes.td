@@ -32,7 +32,8 @@ def CreditReciprocalDiv : Pass<"credit-reciprocal-div", "::mlir::credit::KernelO
 
 def CreditMergeStages : Pass<"credit-merge-stages", "::mlir::credit::KernelOp"> {
   let summary = "Moves every statistic to the earliest stage that can compute "
-                "it; fuses a max with a sum of exponentials relative to it";
+                "it; fuses a max with a sum of exponentials relative to it, "
+                "a sum with the centred sum of squares around its mean";
   let description = [{
     A statistic joins stage l when every row-level value its reduction terms
     need is known before stage l's pass (its post-computation may also use
@@ -41,13 +42,19 @@ def CreditMergeStages : Pass<"credit-merge-stages", "::mlir::credit::KernelOp"> 
     reductions and post-computation op for op. With `fuse-online`, a sum
     `sum(exp(p - m))`, `sum(w * exp(p - m))` or `sum(exp(p - m) * w)` whose
     m is exactly `max(p)` of an earlier stage, with w known before the max's
-    stage, joins the max as one `credit.reduce_sumexp`. Records the figures as
+    stage, joins the max as one `credit.reduce_sumexp`. With `fuse-moments`,
+    a sum `sum((e - c) * (e - c))` whose c is exactly `sum(e) / N` of an
+    earlier stage joins that sum as one `credit.reduce_moments` (count, sum,
+    centred sum of squares). Records the figures as
     written, the moves and the fusions as `credit.stage_opt` on the kernel
     (docs/dsl.md, "Stage optimization").
   }];
   let options = [
     Option<"fuseOnline", "fuse-online", "bool", /*default=*/"true",
            "Fuse max / sum-of-exp stage pairs into credit.reduce_sumexp">,
+    Option<"fuseMoments", "fuse-moments", "bool", /*default=*/"true",
+           "Fuse a sum and the centred sum of squares around its mean into "
+           "credit.reduce_moments">,
   ];
   let dependentDialects = ["::mlir::credit::CreditDialect", "::mlir::arith::ArithDialect"];
 }

@@ -67,6 +67,16 @@ struct SumOfExp {
 };
 std::optional<SumOfExp> matchSumOfExp(ReduceOp sum);
 
+/// `sum((e - c) * (e - c))` (or `(c - e)`) where c is exactly `sum(e) / N` of
+/// an earlier stage (the same element expression e over the same operands, N
+/// the row width), as a stage result or a let of one.
+struct CentredSquares {
+  mutable ReduceOp squares;
+  mutable ReduceOp sum;
+  unsigned meanOperand; // the operand of `squares` that is c
+};
+std::optional<CentredSquares> matchCentredSquares(ReduceOp squares);
+
 /// The optimized stage structure.
 struct StagePlan {
   struct Fusion {
@@ -83,6 +93,8 @@ struct StagePlan {
   /// Level of every row-level value defined at kernel level or in a stage.
   llvm::DenseMap<Value, unsigned> valueLevel;
   llvm::SmallVector<Fusion> fusions;
+  /// Sums joined by their centred sum of squares: one credit.reduce_moments.
+  llvm::SmallVector<CentredSquares> moments;
   unsigned numStages = 0; // L after the rewrite
   unsigned writtenStages = 0;
 
@@ -92,13 +104,19 @@ struct StagePlan {
   const Fusion *fusionOf(Operation *max) const;
   /// The recognised sum `op` is fused into a max, or null.
   const SumOfExp *fusedSum(Operation *op) const;
+  /// The moments fusion whose sum is `op`, or null.
+  const CentredSquares *momentsOf(Operation *sum) const;
+  /// The centred sum of squares `op` is fused into its sum, or null.
+  const CentredSquares *fusedSquares(Operation *op) const;
 };
 
 /// Plans the earliest stage of every statistic; with `fuseOnline`, a sum of
 /// exponentials relative to a max (matchSumOfExp) joins the max's stage as one
 /// `credit.reduce_sumexp` where its weight is known before that stage and the
-/// statistics using it can move there too.
-StagePlan planStages(KernelOp kernel, bool fuseOnline);
+/// statistics using it can move there too; with `fuseMoments`, a centred sum
+/// of squares (matchCentredSquares) joins its sum's stage as one
+/// `credit.reduce_moments` on the same condition.
+StagePlan planStages(KernelOp kernel, bool fuseOnline, bool fuseMoments = false);
 
 } // namespace mlir::credit
 
