@@ -3,22 +3,11 @@
 // reference is the two-pass definition in float64; the forms give the same bits (the
 // moments merge each thread's runs of VEC terms in the same order in every form).
 #include "device/fixtures/layernorm_moments.cu"
+#include "library/LayerNormReference.h"
 #include "library/LibraryTests.h"
 
 namespace {
-void reference(credit_test::HostRows& h) {
-  const long long N = h.N;
-  for (long long r = 0; r < h.R; ++r) {
-    const float* x = h.in[0].data() + r * N;
-    double sum = 0, sq = 0;
-    for (long long i = 0; i < N; ++i) sum += x[i];
-    const double mean = sum / N;
-    for (long long i = 0; i < N; ++i) sq += (x[i] - mean) * (x[i] - mean);
-    const double rstd = 1.0 / std::sqrt(sq / N + 1e-5);
-    for (long long i = 0; i < N; ++i) h.out[0][r * N + i] = (x[i] - mean) * rstd * h.in[1][i] + h.in[2][i];
-    h.out[1][r] = sq / N;
-  }
-}
+void reference(credit_test::HostRows& h) { credit_test::layerNormReference(h, -1, 1); }
 const credit_test::Spec kSpec{"layernorm_moments", credit_layernorm_moments::kWorkload, 3, reference, {}};
 }  // namespace
 
