@@ -182,6 +182,19 @@ Report (::credit::buildReport)(Operation *op) {
       r.stageOpt = std::move(sum);
     }
   }
+  if (auto ma = kernel->getAttrOfType<DictionaryAttr>("credit.moments_available")) {
+    Report::MomentsAvailable m;
+    m.L = static_cast<int>(getInt(ma, "L"));
+    if (auto pairs = ma.getAs<ArrayAttr>("pairs"))
+      for (Attribute a : pairs)
+        if (auto d = llvm::dyn_cast<DictionaryAttr>(a)) {
+          auto sum = d.getAs<StringAttr>("sum");
+          auto squares = d.getAs<StringAttr>("squares");
+          if (sum && squares)
+            m.pairs.emplace_back(sum.str(), squares.str());
+        }
+    r.momentsAvailable = std::move(m);
+  }
   if (auto s = kernel->getAttrOfType<mlir::credit::ScheduleAttr>("credit.schedule")) {
     ScheduleSummary sum;
     auto names = [](llvm::ArrayRef<StringAttr> list) {

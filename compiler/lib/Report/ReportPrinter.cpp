@@ -197,6 +197,14 @@ void credit::printReportText(const Report &r, llvm::raw_ostream &os) {
     printStageOptText(*r.stageOpt, os);
   if (r.rereadKernel)
     printRereadKernelText(*r.rereadKernel, os);
+  if (r.momentsAvailable) {
+    std::vector<std::string> pairs;
+    for (const auto &[sum, squares] : r.momentsAvailable->pairs)
+      pairs.push_back(sum + " with " + squares);
+    os << "  available      --fuse-moments: " << llvm::join(pairs, ", ")
+       << " as one count / sum / centred-sum-of-squares statistic, L = " << r.momentsAvailable->L
+       << " (one pass and one exchange fewer per stage removed)\n";
+  }
 
   if (!r.target.empty()) {
     os << "  legality       Eq. 3 on " << r.target << ": keep*ceil(N/P) + S_scratch <= "
@@ -334,6 +342,12 @@ llvm::json::Value credit::reportToJSON(const Report &r) {
         {"ceiling", s.ceiling},
     };
     out["stage_opt"] = llvm::json::Object{{"moved", std::move(moved)}, {"fused", std::move(fused)}};
+  }
+  if (r.momentsAvailable) {
+    llvm::json::Array pairs;
+    for (const auto &[sum, squares] : r.momentsAvailable->pairs)
+      pairs.push_back(llvm::json::Object{{"sum", sum}, {"squares", squares}});
+    out["moments_available"] = llvm::json::Object{{"L", r.momentsAvailable->L}, {"pairs", std::move(pairs)}};
   }
   if (r.rereadKernel) {
     const RereadKernelSummary &s = *r.rereadKernel;

@@ -24,6 +24,7 @@
 // CHECK-NOT:     credit.stage
 // CHECK:         credit.apply (%x, %mean, %var)
 // NOFUSE-LABEL: credit.kernel @layernorm
+// NOFUSE-SAME:  credit.moments_available = {L = 1 : i64, pairs = [{squares = "var", sum = "mean"}]}
 // NOFUSE-SAME:  fused = [], moved = []
 // NOFUSE-NOT:   credit.reduce_moments
 credit.kernel @layernorm {

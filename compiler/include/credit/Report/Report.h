@@ -146,6 +146,13 @@ struct Report {
   std::optional<StageOptSummary> stageOpt;
   /// Present when the reread kernel runs other stages than the kernels above.
   std::optional<RereadKernelSummary> rereadKernel;
+  /// Where --fuse-moments is off and would remove a stage: the L it would give
+  /// and the (sum, centred sum of squares) statistics it would fuse.
+  struct MomentsAvailable {
+    int L = 0;
+    std::vector<std::pair<std::string, std::string>> pairs;
+  };
+  std::optional<MomentsAvailable> momentsAvailable;
 };
 
 /// Reads the analysis attributes of a `credit.kernel` op (after the analysis

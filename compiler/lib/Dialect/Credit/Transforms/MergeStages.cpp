@@ -309,6 +309,22 @@ DictionaryAttr describe(KernelOp kernel, const StagePlan &plan, const Traffic &t
   });
 }
 
+/// `credit.moments_available`: the stages with fuse-moments and the pairs it
+/// would fuse, where it is off.
+DictionaryAttr momentsAvailable(KernelOp kernel, const StagePlan &with) {
+  Builder b(kernel.getContext());
+  llvm::SmallVector<Attribute> pairs;
+  for (const CentredSquares &m : with.moments)
+    pairs.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("sum", b.getStringAttr(statisticOf(with, m.sum))),
+        b.getNamedAttr("squares", b.getStringAttr(statisticOf(with, m.squares))),
+    }));
+  return b.getDictionaryAttr({
+      b.getNamedAttr("L", b.getI64IntegerAttr(with.numStages)),
+      b.getNamedAttr("pairs", b.getArrayAttr(pairs)),
+  });
+}
+
 struct CreditMergeStagesPass
     : public mlir::credit::impl::CreditMergeStagesBase<CreditMergeStagesPass> {
   using CreditMergeStagesBase::CreditMergeStagesBase;
@@ -320,6 +336,12 @@ struct CreditMergeStagesPass
     StagePlan plan = planStages(kernel, fuseOnline, fuseMoments);
     DictionaryAttr record = describe(kernel, plan, t, k);
     kernel->setAttr("credit.stage_opt", record);
+    // What fuse-moments would save where it is off: the report says so.
+    if (!fuseMoments) {
+      StagePlan with = planStages(kernel, fuseOnline, /*fuseMoments=*/true);
+      if (!with.moments.empty() && with.numStages < plan.numStages)
+        kernel->setAttr("credit.moments_available", momentsAvailable(kernel, with));
+    }
     if (!plan.changesStructure())
       return;
     StageBuilder(kernel, plan).run();
