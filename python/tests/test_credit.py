@@ -56,6 +56,13 @@ def ref_layernorm(x, gamma, beta):
     return (x - mean) * torch.rsqrt(var + 1e-5) * gamma + beta
 
 
+def ref_standardize_residual_bf16(x, r):
+    v = sum(_f64(x, r))
+    mean = v.mean(-1, keepdim=True)
+    sd = torch.sqrt(((v - mean) ** 2).mean(-1) + 1e-6)
+    return (v - mean) / sd.unsqueeze(-1), sd
+
+
 def ref_rmsnorm(x, gamma):
     x, gamma = _f64(x, gamma)
     return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * gamma
@@ -212,6 +219,7 @@ REFERENCES = {
     "masked_layernorm_residual": ref_masked_layernorm_residual, "cross_entropy_fwd_bf16": ref_cross_entropy_fwd_bf16,
     "cross_entropy_bwd_bf16": ref_cross_entropy_bwd_bf16, "masked_softmax_bf16": ref_masked_softmax_bf16,
     "cross_entropy_smoothed_f16": ref_cross_entropy_smoothed_f16,
+    "standardize_residual_bf16": ref_standardize_residual_bf16,
 }
 # Inputs that must be positive for the reference to be well conditioned.
 POSITIVE = {("cross_entropy_bwd", "t"), ("wvar_bwd", "w"), ("rmsnorm_bwd_bf16", "rstd")}
