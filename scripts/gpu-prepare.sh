@@ -60,14 +60,17 @@ for src in "$root"/dsl_examples/*.credit; do
   echo "$gen/$k.cu"
   # Where --fuse-moments changes the stages, that build too (<k>_moments), so the
   # GPU tests check both.
-  if "$creditc" "$src" "${extra[@]}" --fuse-moments --report=json | grep -q '"kind": "moments"'; then
-    m="${k}_moments"
+  # (The report is written to a file first: grep -q would close the pipe early.)
+  m="${k}_moments"
+  "$creditc" "$src" "${extra[@]}" --fuse-moments --report=json > "$gen/$m.report.json"
+  if grep -q '"kind": "moments"' "$gen/$m.report.json"; then
     "$creditc" "$src" "${extra[@]}" --fuse-moments --prefix="credit_$m" --profile "$profile" \
       -o "$gen/$m.cu" --header="$gen/$m.h"
     "$creditc" "$src" --emit=reference --prefix="credit_$m" -o "$gen/${m}_ref.cpp"
-    "$creditc" "$src" "${extra[@]}" --fuse-moments --report=json > "$gen/$m.report.json"
     echo "CREDIT_WORKLOAD($m)" >> "$gen/credit_gpu_registry.inc"
     echo "$gen/$m.cu"
+  else
+    rm -f "$gen/$m.report.json"
   fi
 done
 rm -rf "$out/include/catch2" && cp -r "$catch2" "$out/include/"
