@@ -1,5 +1,6 @@
 // Unit tests of the dependence analysis over statistics, the recognition of a
-// sum of exponentials relative to a max, and the stage plan
+// sum of exponentials relative to a max and of a centred sum of squares, and the
+// stage plan
 // (StageStructure.h), on small kernels taken through the front end with the
 // stages as written.
 #include "credit/Dialect/Credit/Transforms/StageStructure.h"
@@ -187,4 +188,59 @@ TEST_CASE("m must be exactly the max", "[stages]") {
     if (r.getKind() == cr::ReduceKind::sum)
       CHECK(!cr::matchSumOfExp(r));
   });
+}
+
+TEST_CASE("a centred sum of squares around its own mean is recognised", "[stages][moments]") {
+  Written k(R"(kernel k { in x : f32[N] in r : f32[N] in w : f32[N] out y : f32[N]
+      stage { m = sum(x + r) / N; h = sum(x) / 2 }
+      stage { v = sum((x + r - m) * (x + r - m)); c = sum((m - (x + r)) * (m - (x + r))) }
+      stage { o = sum((x * w - m) * (x * w - m)); t = sum((x - h) * (x - h)); u = sum(w * (x + r - m) * (x + r - m)) }
+      y = x * v * c * o * t * u })");
+  llvm::SmallVector<cr::ReduceOp> sums;
+  k.kernel.walk([&](cr::ReduceOp r) { sums.push_back(r); });
+  REQUIRE(sums.size() == 7);
+  auto v = cr::matchCentredSquares(sums[2]);
+  REQUIRE(v);
+  CHECK(v->sum == sums[0]);
+  CHECK(v->meanOperand < sums[2]->getNumOperands());
+  // (c - e) squares the same.
+  auto c = cr::matchCentredSquares(sums[3]);
+  REQUIRE(c);
+  CHECK(c->sum == sums[0]);
+  // Another term (x * w around the mean of x + r), a c that is not a mean over N,
+  // a weighted square: no match.
+  CHECK(!cr::matchCentredSquares(sums[4]));
+  CHECK(!cr::matchCentredSquares(sums[5]));
+  CHECK(!cr::matchCentredSquares(sums[6]));
+  CHECK(!cr::matchCentredSquares(sums[0]));
+}
+
+TEST_CASE("moments fuse where they remove a stage, and only with fuseMoments", "[stages][moments]") {
+  Written k(R"(kernel k { in x : f32[N] out y : f32[N] out sd : f32
+      stage { s = sum(x) }
+      let mean = s / N
+      stage { ss = sum((x - mean) * (x - mean)) }
+      y = (x - mean) * ss
+      sd = sqrt(ss / N) })");
+  cr::StagePlan written = cr::planStages(k.kernel, true);
+  CHECK(written.moments.empty());
+  CHECK(written.numStages == 2);
+  cr::StagePlan fused = cr::planStages(k.kernel, true, true);
+  REQUIRE(fused.moments.size() == 1);
+  CHECK(fused.numStages == 1);
+  CHECK(levelOf(fused, "ss") == 1);
+  CHECK(fused.momentsOf(cr::ReduceOp(fused.moments[0].sum).getOperation()));
+  CHECK(fused.fusedSquares(cr::ReduceOp(fused.moments[0].squares).getOperation()));
+}
+
+TEST_CASE("no moments fusion where the stage must stay", "[stages][moments]") {
+  // The square's stage also sums a term that needs the mean: the stage stays, so
+  // fusing would remove none.
+  Written k(R"(kernel k { in x : f32[N] in y2 : f32[N] out y : f32[N]
+      stage { m = sum(x) / N; n = sum(y2) / N }
+      stage { v = sum((x - m) * (x - m)); cov = sum((x - m) * (y2 - n)) }
+      y = x * v * cov })");
+  cr::StagePlan p = cr::planStages(k.kernel, true, true);
+  CHECK(p.moments.empty());
+  CHECK(p.numStages == 2);
 }
