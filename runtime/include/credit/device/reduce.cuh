@@ -19,10 +19,12 @@
 // the two-pass definition's mean and centred sum of squares in one sweep, combined
 // as a whole (Chan et al.): (n1, s1, M1) (+) (n2, s2, M2) = (n1 + n2, s1 + s2,
 // (M1 + M2) + d^2 * (n1 n2 / (n1 + n2))), d = s2 / n2 - s1 / n1; an operand with
-// n = 0 is the identity (0, 0, 0). M2 never subtracts two large sums, so a large
-// common offset of the terms costs no precision (the sum-of-squares formula
-// E[g^2] - E[g]^2 loses it all). An infinite term makes s infinite and M2 NaN, as
-// the two-pass form's sum (g - inf)^2; a NaN term makes both NaN.
+// n = 0 is the identity (0, 0, 0). The combine never subtracts two large sums, and a
+// thread sums its own terms around a shift taken from them (moments_add_run), which
+// bounds the one subtraction it makes; so a large common offset of the terms costs
+// little precision (the sum-of-squares formula E[g^2] - E[g]^2 loses it all). An
+// infinite term makes s infinite and M2 NaN, as the two-pass form's sum (g - inf)^2;
+// a NaN term makes both NaN.
 #ifndef CREDIT_DEVICE_REDUCE_CUH
 #define CREDIT_DEVICE_REDUCE_CUH
 
