@@ -837,6 +837,66 @@ TEST_CASE("online statistic: special values match the two-pass reference", "[gpu
   CHECK(tested == int(std::size(online)));  // every workload named is generated
 }
 
+// Special values in the rows of the examples whose mean and centred sum of squares
+// --fuse-moments fuses, in both builds (<example> and <example>_moments, which
+// scripts/gpu-prepare.sh generates; the in-tree build has the former only): every
+// variant must match the float64 two-pass reference, NaN where it has NaN (one
+// infinity or NaN makes the variance NaN), on rows of one +inf, one -inf, one NaN, all
+// equal (variance exactly 0), a large offset, a ramp, and an outlier at the first
+// element (the fused form's per-thread shift comes from the first elements). N = 1 and
+// 31 leave most CTAs of a cluster without elements (the moments' identity).
+TEST_CASE("moments: special values match the two-pass reference", "[gpu][moments]") {
+  std::string why = gpuUnavailableReason();
+  if (!why.empty()) {
+    WARN("SKIPPED: no usable GPU (" << why << ")");
+    return;
+  }
+  struct Pattern {
+    const char *name;
+    float (*value)(long long i, long long N, float random);
+  };
+  const Pattern patterns[] = {
+      {"one +inf", [](long long i, long long N, float u) { return i == N / 2 ? INFINITY : u; }},
+      {"one -inf", [](long long i, long long N, float u) { return i == N / 2 ? -INFINITY : u; }},
+      {"one NaN", [](long long i, long long N, float u) { return i == N / 3 ? NAN : u; }},
+      {"all equal", [](long long, long long, float) { return 3.0f; }},
+      {"large offset", [](long long, long long, float u) { return 1000.0f + 20.0f * u; }},
+      {"ascending", [](long long i, long long N, float) { return 16.0f * float(i) / float(N); }},
+      {"outlier first", [](long long i, long long, float u) { return i == 0 ? 1000.0f : u; }},
+  };
+  const char *examples[] = {"layernorm", "layernorm_bf16", "layernorm_f16", "standardize_residual_bf16"};
+  const long long Ns[] = {1, 31, 4096, 4099, 65536, 262144};
+  std::random_device rd;
+  int fused = 0;
+  for (const Workload &w : kWorkloads) {
+    const std::string name = w.name;
+    const bool isFused = name.size() > 8 && name.compare(name.size() - 8, 8, "_moments") == 0;
+    const std::string base = isFused ? name.substr(0, name.size() - 8) : name;
+    if (std::find_if(std::begin(examples), std::end(examples), [&](const char *n) { return base == n; }) ==
+        std::end(examples))
+      continue;
+    fused += isFused;
+    Totals totals;
+    for (long long N : Ns)
+      for (const Pattern &pat : patterns) {
+        const uint64_t seed = (uint64_t(rd()) << 32) ^ rd();
+        INFO(w.name << " N=" << N << " row: " << pat.name << ", seed " << seed);
+        Problem problem(w, 1, N, seed);
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        REQUIRE(problem.setRow("x", 0, [&](long long i) { return pat.value(i, N, u(rng)); }));
+        problem.refresh();
+        for (const Config &c : configsFor(w, N))
+          problem.run(c, totals);
+      }
+    std::printf("%-34s %5d launches on special rows checked, %d skipped, %d failed\n", w.name,
+                totals.launches, totals.skippedLimit, totals.failures);
+    std::fflush(stdout);
+    CHECK(totals.failures == 0);
+  }
+  if (fused == 0) WARN("no <example>_moments build among the generated files (scripts/gpu-prepare.sh makes them)");
+}
+
 TEST_CASE("launchers validate their arguments instead of launching", "[gpu]") {
   std::string why = gpuUnavailableReason();
   if (!why.empty()) {
