@@ -121,91 +121,54 @@ CREDIT_DEVICE float combine_slots(const float* slots, int j, int Q, int P) {
   return acc;
 }
 
-// The online statistic's group at slots[*][J] (m) and slots[*][J + 1 + i] (s_i), in
-// the same association: for P = 2, 4, 8, 16 spread over the lanes as the sums are
-// (its combine is commutative bit for bit, reduce.cuh), else left to right.
-template <int J, int K, int kP>
-CREDIT_DEVICE void sumexp_slots_lanes(const float* slots, int Q, float& m, float (&s)[K]) {
+// The group statistic of G partials at slots[*][J] that kind Open opens (an online
+// statistic, moments), in the same association as the sums: for P = 2, 4, 8, 16 spread
+// over the lanes (its combine is commutative bit for bit, reduce.cuh), else left to
+// right.
+template <Reduce Open, int J, int G, int kP>
+CREDIT_DEVICE void group_slots_lanes(const float* slots, int Q, float (&a)[G]) {
   static_assert(kP >= 2 && kP <= 32 && (kP & (kP - 1)) == 0, "a power of two, at most a warp");
   const float* own = slots + static_cast<int>(threadIdx.x & (kP - 1)) * Q + J;
-  m = own[0];
 #pragma unroll
-  for (int i = 0; i < K; ++i) s[i] = own[1 + i];
+  for (int i = 0; i < G; ++i) a[i] = own[i];
 #pragma unroll
   for (int o = 1; o < kP; o *= 2) {
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-    float s2[K];
+    float b[G];
 #pragma unroll
-    for (int i = 0; i < K; ++i) s2[i] = __shfl_xor_sync(0xffffffffu, s[i], o);
-    sumexp_combine(m, s, m2, s2);
+    for (int i = 0; i < G; ++i) b[i] = __shfl_xor_sync(0xffffffffu, a[i], o);
+    group_combine<Open>(a, b);
   }
 }
 
-template <int J, int K>
-CREDIT_DEVICE void sumexp_slots(const float* slots, int Q, int P, float& m, float (&s)[K]) {
+template <Reduce Open, int J, int G>
+CREDIT_DEVICE void group_slots(const float* slots, int Q, int P, float (&a)[G]) {
   switch (P) {
-    case 2: return sumexp_slots_lanes<J, K, 2>(slots, Q, m, s);
-    case 4: return sumexp_slots_lanes<J, K, 4>(slots, Q, m, s);
-    case 8: return sumexp_slots_lanes<J, K, 8>(slots, Q, m, s);
-    case 16: return sumexp_slots_lanes<J, K, 16>(slots, Q, m, s);
+    case 2: return group_slots_lanes<Open, J, G, 2>(slots, Q, a);
+    case 4: return group_slots_lanes<Open, J, G, 4>(slots, Q, a);
+    case 8: return group_slots_lanes<Open, J, G, 8>(slots, Q, a);
+    case 16: return group_slots_lanes<Open, J, G, 16>(slots, Q, a);
     default: break;
   }
-  m = slots[J];
 #pragma unroll
-  for (int i = 0; i < K; ++i) s[i] = slots[J + 1 + i];
+  for (int i = 0; i < G; ++i) a[i] = slots[J + i];
   for (int c = 1; c < P; ++c) {
-    float s2[K];
+    float b[G];
 #pragma unroll
-    for (int i = 0; i < K; ++i) s2[i] = slots[c * Q + J + 1 + i];
-    sumexp_combine(m, s, slots[c * Q + J], s2);
+    for (int i = 0; i < G; ++i) b[i] = slots[c * Q + J + i];
+    group_combine<Open>(a, b);
   }
-}
-
-// The moments at slots[*][J .. J + 2] (n, s, M2), in the same association and for
-// the same reason as the online statistic's group.
-template <int J, int kP>
-CREDIT_DEVICE void moments_slots_lanes(const float* slots, int Q, float& n, float& s, float& m) {
-  static_assert(kP >= 2 && kP <= 32 && (kP & (kP - 1)) == 0, "a power of two, at most a warp");
-  const float* own = slots + static_cast<int>(threadIdx.x & (kP - 1)) * Q + J;
-  n = own[0];
-  s = own[1];
-  m = own[2];
-#pragma unroll
-  for (int o = 1; o < kP; o *= 2) {
-    const float n2 = __shfl_xor_sync(0xffffffffu, n, o);
-    const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-    moments_combine(n, s, m, n2, s2, m2);
-  }
-}
-
-template <int J>
-CREDIT_DEVICE void moments_slots(const float* slots, int Q, int P, float& n, float& s, float& m) {
-  switch (P) {
-    case 2: return moments_slots_lanes<J, 2>(slots, Q, n, s, m);
-    case 4: return moments_slots_lanes<J, 4>(slots, Q, n, s, m);
-    case 8: return moments_slots_lanes<J, 8>(slots, Q, n, s, m);
-    case 16: return moments_slots_lanes<J, 16>(slots, Q, n, s, m);
-    default: break;
-  }
-  n = slots[J];
-  s = slots[J + 1];
-  m = slots[J + 2];
-  for (int c = 1; c < P; ++c) moments_combine(n, s, m, slots[c * Q + J], slots[c * Q + J + 1], slots[c * Q + J + 2]);
 }
 
 // Statistic j of a stage of kinds K... from its slots into r[j]: one kind, or the
-// whole group a SumExpMax or MomentsCount opens (the rest of the group is written
-// with it).
+// group statistic it opens (the rest of the group is written with it).
 template <int j, Reduce... K>
 CREDIT_DEVICE void combine_slots_at(float (&r)[sizeof...(K)], const float* slots, int P) {
   using G = Kinds<K...>;
-  if constexpr (G::kind[j] == Reduce::SumExpMax) {
-    float m, s[G::sums(j)];
-    sumexp_slots<j>(slots, G::Q, P, m, s);
-    sumexp_store<j>(r, m, s);
-  } else if constexpr (G::kind[j] == Reduce::MomentsCount) {
-    moments_slots<j>(slots, G::Q, P, r[j], r[j + 1], r[j + 2]);
+  if constexpr (G::opensGroup(j)) {
+    float a[G::groupSize(j)];
+    group_slots<G::kind[j], j>(slots, G::Q, P, a);
+#pragma unroll
+    for (int i = 0; i < G::groupSize(j); ++i) r[j + i] = a[i];
   } else if constexpr (!G::inGroup(j)) {
     r[j] = combine_slots<G::kind[j]>(slots, j, G::Q, P);
   }

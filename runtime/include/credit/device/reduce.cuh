@@ -44,8 +44,7 @@ CREDIT_DEVICE float identity() {
 // fmaxf / fminf are IEEE maxNum / minNum (a NaN operand loses).
 template <Reduce K>
 CREDIT_DEVICE float combine(float a, float b) {
-  static_assert(!isSumExp(K), "an online statistic combines as a group (sumexp_combine)");
-  static_assert(!isMoments(K), "moments combine as a group (moments_combine)");
+  static_assert(!isSumExp(K) && !isMoments(K), "a group statistic combines as a whole (group_combine)");
   return K == Reduce::Sum ? a + b : K == Reduce::Max ? fmaxf(a, b) : fminf(a, b);
 }
 
@@ -86,56 +85,50 @@ CREDIT_DEVICE void sumexp_add_rebased(IntSeq<I...>, float (&acc)[Q], float base,
   ((acc[J + 1 + I] += w[I] * t), ...);  // contracted: a weight of 1 folds into exp's last multiply
 }
 
-// Group (m1, s1[]) (+) (m2, s2[]) into (m1, s1[]). Commutative bit for bit: the max
+// Group a = (m1, s1[]) (+) b = (m2, s2[]) into a. Commutative bit for bit: the max
 // is canonical (+0 for a zero), and each sum is s1 * c1 + s2 * c2 rounded term by
 // term (no contraction into an fma, which would depend on the operands' order). One
 // exponential: the smaller m's factor.
-template <int K>
-CREDIT_DEVICE void sumexp_combine(float& m1, float (&s1)[K], float m2, const float (&s2)[K]) {
-  const float M = __fadd_rn(fmaxf(m1, m2), 0.0f);
-  const float lo = fminf(m1, m2);
+template <int G>
+CREDIT_DEVICE void sumexp_combine(float (&a)[G], const float (&b)[G]) {
+  const float M = __fadd_rn(fmaxf(a[0], b[0]), 0.0f);
+  const float lo = fminf(a[0], b[0]);
   const float e = lo == M ? 1.0f : expf(lo - M);
-  const float c1 = m1 == M ? 1.0f : e;
-  const float c2 = m2 == M ? 1.0f : e;
+  const float c1 = a[0] == M ? 1.0f : e;
+  const float c2 = b[0] == M ? 1.0f : e;
 #pragma unroll
-  for (int i = 0; i < K; ++i) s1[i] = __fadd_rn(__fmul_rn(s1[i], c1), __fmul_rn(s2[i], c2));
-  m1 = M;
-}
-
-// The group of 1 + K statistics at acc[J], in and out of a local copy (the array
-// indices stay compile-time constants).
-template <int J, int K, int Q>
-CREDIT_DEVICE void sumexp_load(const float (&acc)[Q], float& m, float (&s)[K]) {
-  m = acc[J];
-#pragma unroll
-  for (int i = 0; i < K; ++i) s[i] = acc[J + 1 + i];
-}
-template <int J, int K, int Q>
-CREDIT_DEVICE void sumexp_store(float (&acc)[Q], float m, const float (&s)[K]) {
-  acc[J] = m;
-#pragma unroll
-  for (int i = 0; i < K; ++i) acc[J + 1 + i] = s[i];
+  for (int i = 1; i < G; ++i) a[i] = __fadd_rn(__fmul_rn(a[i], c1), __fmul_rn(b[i], c2));
+  a[0] = M;
 }
 
 // ---------------------------------------------------------------------------
 // Moments.
 // ---------------------------------------------------------------------------
-// (n1, s1, M1) (+) (n2, s2, M2) into (n1, s1, M1). Commutative bit for bit: swapping
-// the operands negates d exactly, so d * d is the same, and every other operation is
+// a = (n1, s1, M1) (+) b = (n2, s2, M2) into a. Commutative bit for bit: swapping the
+// operands negates d exactly, so d * d is the same, and every other operation is
 // commutative; each is rounded on its own (no contraction into an fma, which would
 // depend on the operands' order). Counts are exact below 2^24 terms.
-CREDIT_DEVICE void moments_combine(float& n1, float& s1, float& m1, float n2, float s2, float m2) {
-  if (n1 == 0.0f) {
-    n1 = n2;
-    s1 = s2;
-    m1 = m2;
-  } else if (n2 != 0.0f) {
-    const float n = __fadd_rn(n1, n2);
-    const float d = __fsub_rn(__fdiv_rn(s2, n2), __fdiv_rn(s1, n1));
-    m1 = __fadd_rn(__fadd_rn(m1, m2), __fmul_rn(__fmul_rn(d, d), __fdiv_rn(__fmul_rn(n1, n2), n)));
-    s1 = __fadd_rn(s1, s2);
-    n1 = n;
+CREDIT_DEVICE void moments_combine(float (&a)[3], const float (&b)[3]) {
+  if (a[0] == 0.0f) {
+    a[0] = b[0];
+    a[1] = b[1];
+    a[2] = b[2];
+  } else if (b[0] != 0.0f) {
+    const float n = __fadd_rn(a[0], b[0]);
+    const float d = __fsub_rn(__fdiv_rn(b[1], b[0]), __fdiv_rn(a[1], a[0]));
+    a[2] = __fadd_rn(__fadd_rn(a[2], b[2]), __fmul_rn(__fmul_rn(d, d), __fdiv_rn(__fmul_rn(a[0], b[0]), n)));
+    a[1] = __fadd_rn(a[1], b[1]);
+    a[0] = n;
   }
+}
+
+// A group statistic: the G consecutive partials that statistic kind Open opens
+// (SumExpMax: the max and its sums; MomentsCount: count, sum, M2), combined as a whole.
+template <Reduce Open, int G>
+CREDIT_DEVICE void group_combine(float (&a)[G], const float (&b)[G]) {
+  static_assert(Open == Reduce::SumExpMax || (Open == Reduce::MomentsCount && G == 3), "a group statistic");
+  if constexpr (Open == Reduce::SumExpMax) sumexp_combine(a, b);
+  else moments_combine(a, b);
 }
 
 // While a thread sweeps its elements, its moments slots hold (K, s1, s2): s1 = sum (g
@@ -197,6 +190,13 @@ struct Kinds {
   CREDIT_HD static constexpr int sums(int j, int k = 1) {
     return j + k < Q && kind[j + k] == Reduce::SumExpSum ? sums(j, k + 1) : k - 1;
   }
+  // Whether statistic j opens a group statistic, and the group's partials (1: none).
+  CREDIT_HD static constexpr bool opensGroup(int j) {
+    return kind[j] == Reduce::SumExpMax || kind[j] == Reduce::MomentsCount;
+  }
+  CREDIT_HD static constexpr int groupSize(int j) {
+    return kind[j] == Reduce::SumExpMax ? 1 + sums(j) : kind[j] == Reduce::MomentsCount ? 3 : 1;
+  }
   // Whether statistic j goes with a group that an earlier statistic opens.
   CREDIT_HD static constexpr bool inGroup(int j) {
     return kind[j] == Reduce::SumExpSum || kind[j] == Reduce::MomentsSum || kind[j] == Reduce::MomentsM2;
@@ -242,36 +242,21 @@ CREDIT_DEVICE float warp_reduce(float v) {
   return v;
 }
 
-// The same for the online statistic's group at acc[J] with K sums.
-template <int J, int K, int Q>
-CREDIT_DEVICE void warp_reduce_sumexp(float (&acc)[Q]) {
-  float m, s[K];
-  sumexp_load<J, K>(acc, m, s);
+// The same for the group statistic of G partials at acc[J] that kind Open opens.
+template <Reduce Open, int J, int G, int Q>
+CREDIT_DEVICE void warp_reduce_group(float (&acc)[Q]) {
+  float a[G];
+#pragma unroll
+  for (int i = 0; i < G; ++i) a[i] = acc[J + i];
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-    float s2[K];
+    float b[G];
 #pragma unroll
-    for (int i = 0; i < K; ++i) s2[i] = __shfl_xor_sync(0xffffffffu, s[i], o);
-    sumexp_combine(m, s, m2, s2);
+    for (int i = 0; i < G; ++i) b[i] = __shfl_xor_sync(0xffffffffu, a[i], o);
+    group_combine<Open>(a, b);
   }
-  sumexp_store<J, K>(acc, m, s);
-}
-
-// The same for the moments at acc[J].
-template <int J, int Q>
-CREDIT_DEVICE void warp_reduce_moments(float (&acc)[Q]) {
-  float n = acc[J], s = acc[J + 1], m = acc[J + 2];
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const float n2 = __shfl_xor_sync(0xffffffffu, n, o);
-    const float s2 = __shfl_xor_sync(0xffffffffu, s, o);
-    const float m2 = __shfl_xor_sync(0xffffffffu, m, o);
-    moments_combine(n, s, m, n2, s2, m2);
-  }
-  acc[J] = n;
-  acc[J + 1] = s;
-  acc[J + 2] = m;
+  for (int i = 0; i < G; ++i) acc[J + i] = a[i];
 }
 
 // The CTA's partials of one stage's statistics, one kind (+) each: every warp
@@ -285,31 +270,23 @@ struct BlockReduce {
   using G = Kinds<K...>;
   static constexpr int Q = G::Q;
 
-  // Statistic j over the warp: one kind, or the group a SumExpMax or MomentsCount
-  // opens (the rest of the group goes with it).
+  // Statistic j over the warp: one kind, or the group statistic it opens (the rest of
+  // the group goes with it).
   template <int j>
   CREDIT_DEVICE static void warp_step(float (&acc)[Q]) {
-    if constexpr (G::kind[j] == Reduce::SumExpMax) warp_reduce_sumexp<j, G::sums(j)>(acc);
-    else if constexpr (G::kind[j] == Reduce::MomentsCount) warp_reduce_moments<j>(acc);
+    if constexpr (G::opensGroup(j)) warp_reduce_group<G::kind[j], j, G::groupSize(j)>(acc);
     else if constexpr (!G::inGroup(j)) acc[j] = warp_reduce<G::kind[j]>(acc[j]);
   }
   // Warp 0: statistic j of the warp partials (identity beyond WARPS), then reduced.
+  template <int j, int... I>
+  CREDIT_DEVICE static void load_partials(IntSeq<I...>, float (&acc)[Q], const float* warp_partials, unsigned lane) {
+    ((acc[j + I] = lane < WARPS ? warp_partials[lane * QMAX + j + I] : identity<G::kind[j + I]>()), ...);
+  }
   template <int j>
   CREDIT_DEVICE static void partials_step(float (&acc)[Q], const float* warp_partials, unsigned lane) {
-    if constexpr (G::kind[j] == Reduce::SumExpMax) {
-      constexpr int k = G::sums(j);
-#pragma unroll
-      for (int i = 0; i <= k; ++i)
-        acc[j + i] = lane < WARPS ? warp_partials[lane * QMAX + j + i] : (i == 0 ? identity<Reduce::SumExpMax>() : 0.0f);
-      warp_reduce_sumexp<j, k>(acc);
-    } else if constexpr (G::kind[j] == Reduce::MomentsCount) {
-#pragma unroll
-      for (int i = 0; i < 3; ++i) acc[j + i] = lane < WARPS ? warp_partials[lane * QMAX + j + i] : 0.0f;
-      warp_reduce_moments<j>(acc);
-    } else if constexpr (!G::inGroup(j)) {
-      acc[j] = lane < WARPS ? warp_partials[lane * QMAX + j] : identity<G::kind[j]>();
-      acc[j] = warp_reduce<G::kind[j]>(acc[j]);
-    }
+    if constexpr (!G::inGroup(j)) load_partials<j>(Indices<G::groupSize(j)>{}, acc, warp_partials, lane);
+    if constexpr (G::opensGroup(j)) warp_reduce_group<G::kind[j], j, G::groupSize(j)>(acc);
+    else if constexpr (!G::inGroup(j)) acc[j] = warp_reduce<G::kind[j]>(acc[j]);
   }
 
   template <int... J>
