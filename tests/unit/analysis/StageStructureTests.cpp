@@ -157,14 +157,49 @@ TEST_CASE("a sum of exponentials relative to the max is recognised", "[stages]")
   CHECK(cr::matchSumOfExp(sums[2]));
   // The pivot differs (x, not x * t): no match.
   CHECK(!cr::matchSumOfExp(sums[3]));
-  cr::StagePlan p = cr::planStages(k.kernel, true);
+  // q needs a second stage anyway, where s, u and v can go as plain sums: fused,
+  // they would remove no stage, so they are not.
+  cr::StagePlan kept = cr::planStages(k.kernel, true);
+  CHECK(kept.fusions.empty());
+  CHECK(kept.numStages == 2);
+  CHECK(levelOf(kept, "s") == 2);
+  CHECK(levelOf(kept, "q") == 2);
+
+  Written k2(R"(kernel k { in x : f32[N] in w : f32[N] in t : f32 out y : f32[N]
+      stage { m = max(x * t) }
+      stage { s = sum(exp(x * t - m)); u = sum(w * exp(x * t - m)); v = sum(exp(x * t - m) * w) }
+      y = x * s * u * v })");
+  cr::StagePlan p = cr::planStages(k2.kernel, true);
   REQUIRE(p.fusions.size() == 1);
   CHECK(p.fusions[0].sums.size() == 3);
+  CHECK(p.numStages == 1);
   CHECK(levelOf(p, "s") == 1);
-  CHECK(levelOf(p, "q") == 2);
-  cr::StagePlan unfused = cr::planStages(k.kernel, false);
+  cr::StagePlan unfused = cr::planStages(k2.kernel, false);
   CHECK(unfused.fusions.empty());
   CHECK(levelOf(unfused, "s") == 2);
+}
+
+TEST_CASE("a fusion is made only where it removes a stage", "[stages][moments]") {
+  // v joins s's stage as moments, but c needs m after stage 1 anyway and v can
+  // go there as a plain sum: the fused plan has no fewer stages, so v stays.
+  Written k(R"(kernel k { in x : f32[N] in w : f32[N] out y : f32[N]
+      stage { s = sum(x) }
+      let m = s / N
+      stage { v = sum((x - m) * (x - m)) ; c = sum(w * (x - m)) }
+      y = (x - m) * v * c })");
+  cr::StagePlan p = cr::planStages(k.kernel, false, true);
+  CHECK(p.moments.empty());
+  CHECK(p.numStages == 2);
+  CHECK(levelOf(p, "v") == 2);
+  // Without c, the fusion removes stage 2.
+  Written k2(R"(kernel k { in x : f32[N] in w : f32[N] out y : f32[N]
+      stage { s = sum(x) }
+      let m = s / N
+      stage { v = sum((x - m) * (x - m)) }
+      y = (x - m) * v * w })");
+  cr::StagePlan p2 = cr::planStages(k2.kernel, false, true);
+  CHECK(p2.moments.size() == 1);
+  CHECK(p2.numStages == 1);
 }
 
 TEST_CASE("no fusion where the sum would delay the max", "[stages]") {

@@ -316,7 +316,10 @@ const CentredSquares *StagePlan::fusedSquares(Operation *op) const {
   return nullptr;
 }
 
-StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline, bool fuseMoments) {
+namespace {
+/// planStages with the reductions of `apart` never fused.
+StagePlan planStagesApart(KernelOp kernel, bool fuseOnline, bool fuseMoments,
+                          const llvm::DenseSet<Operation *> &apart) {
   StagePlan plan;
   plan.deps = computeStatisticDependences(kernel);
   plan.level.assign(plan.deps.statistics.size(), 0);
@@ -385,7 +388,7 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline, bool fuseMo
     llvm::DenseMap<Operation *, Candidate> candidates;
     for (ElementRegionOpInterface red : stage.getReductions()) {
       auto sum = llvm::dyn_cast<ReduceOp>(red.getOperation());
-      if (!sum || !owner.count(sum))
+      if (!sum || !owner.count(sum) || apart.contains(sum))
         continue;
       if (std::optional<SumOfExp> match = fuseOnline ? matchSumOfExp(sum) : std::nullopt) {
         if (place.count(match->max))
@@ -487,5 +490,29 @@ StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline, bool fuseMo
   // exchange with where the row is kept on chip). It is not made.
   if (plan.numStages >= plan.writtenStages)
     return identity();
+  return plan;
+}
+} // namespace
+
+StagePlan mlir::credit::planStages(KernelOp kernel, bool fuseOnline, bool fuseMoments) {
+  llvm::DenseSet<Operation *> apart;
+  StagePlan plan = planStagesApart(kernel, fuseOnline, fuseMoments, apart);
+  // A fusion costs work per element (an exp and a rescale, the centred square's
+  // update) and a partial per stage: it is kept only where it removes a stage
+  // that the plan without it has.
+  llvm::SmallVector<Operation *> fused;
+  for (const StagePlan::Fusion &f : plan.fusions)
+    for (const SumOfExp &e : f.sums)
+      fused.push_back(e.sum);
+  for (const CentredSquares &m : plan.moments)
+    fused.push_back(m.squares);
+  for (Operation *op : fused) {
+    apart.insert(op);
+    StagePlan without = planStagesApart(kernel, fuseOnline, fuseMoments, apart);
+    if (without.numStages <= plan.numStages)
+      plan = std::move(without);
+    else
+      apart.erase(op);
+  }
   return plan;
 }
