@@ -236,6 +236,8 @@ def load_corpus(dirs):
 
 
 # ----------------------------------------------------------------- runner ----
+STAGE_OPTIONS = ["--fuse-moments", "--fuse-moments=false", "--fuse-online=all", "--fuse-online=none",
+                 "--no-stage-opt"]
 MODES = ["report", "json", "cuda", "mlir", "header", "reference", "predict", "stdin", "predict-json"]
 
 
@@ -247,6 +249,9 @@ def command(creditc, mode, src, work, rng):
         extra.append("--N=%d" % rng.choice([1, 7, 1024, 65536, 1000000, 2147483647]))
     if rng.random() < 0.1:
         extra.append("--cta-threads=%d" % rng.choice([128, 512, 1024]))
+    # The stage rewrites (docs/dsl.md, "Stage optimization"), on and off.
+    stage = [rng.choice(STAGE_OPTIONS)] if rng.random() < 0.3 else []
+    extra += stage
     if mode == "report":
         return [creditc, src] + extra, []
     if mode == "json":
@@ -269,7 +274,7 @@ def command(creditc, mode, src, work, rng):
     M = rng.choice(["1", "4096", "9223372036854775807", "123456789012", "0", "-5"])
     N = rng.choice(["1", "65536", "2147483647", "4096", "0", "99999999999"])
     tB = rng.choice(["0.5", "1e-300", "1e300", "0", "-1", "inf", "nan", "1e-9"])
-    cmd = [creditc, "predict", src, "--profile", profile, "--M", M, "--N", N, "--tB", tB]
+    cmd = [creditc, "predict", src, "--profile", profile, "--M", M, "--N", N, "--tB", tB] + stage
     if mode == "predict-json":
         cmd.append("--report=json")
     return cmd, []
