@@ -163,8 +163,7 @@ template <int p, class W, int Q, int... J>
 CREDIT_DEVICE void rebase(IntSeq<J...>, float (&acc)[Q], float (&base)[Q]) {
   (rebase_at<p, W, J>(acc, base), ...);
 }
-// The moments of stage p: the shifts unset before the thread's sweeps, the terms of
-// each batch position added after it, (K, s1, s2) made (n, s, M2) after the sweeps
+// The moments of stage p: the terms of each batch position merged after it
 // (reduce.cuh, moments_add_run).
 template <int p, class W, int J, int Q, int VEC>
 CREDIT_DEVICE void add_run_at(float (&acc)[Q], const float (&mom)[Q][VEC]) {
@@ -173,30 +172,6 @@ CREDIT_DEVICE void add_run_at(float (&acc)[Q], const float (&mom)[Q][VEC]) {
 template <int p, class W, int Q, int VEC, int... J>
 CREDIT_DEVICE void add_runs(IntSeq<J...>, float (&acc)[Q], const float (&mom)[Q][VEC]) {
   (add_run_at<p, W, J>(acc, mom), ...);
-}
-template <int p, class W, int J, int Q>
-CREDIT_DEVICE void moments_begin_at(float (&acc)[Q]) {
-  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount) moments_thread_begin<J>(acc);
-}
-template <int p, class W, int J, int Q>
-CREDIT_DEVICE void moments_end_at(float (&acc)[Q], float n) {
-  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount) moments_thread_end<J>(acc, n);
-}
-template <int p, class W, int Q, int... J>
-CREDIT_DEVICE void moments_begin(IntSeq<J...>, float (&acc)[Q]) {
-  (moments_begin_at<p, W, J>(acc), ...);
-}
-template <int p, class W, int Q, int... J>
-CREDIT_DEVICE void moments_end(IntSeq<J...>, float (&acc)[Q], float n) {
-  (moments_end_at<p, W, J>(acc, n), ...);
-}
-// The elements thread tid takes of the slice, VEC * (tid + THREADS * k) onwards, in
-// every form.
-template <class K>
-CREDIT_DEVICE float thread_terms(const K& k) {
-  constexpr unsigned step = K::VEC * K::kThreads;
-  const unsigned first = K::VEC * k.tid;
-  return first < k.len ? static_cast<float>(((k.len - first - 1u) / step + 1u) * K::VEC) : 0.0f;
 }
 // The workload's pass over the VEC elements of batch position u at `off`. Every
 // position holds VEC elements of the slice (the vector kernels run where N % VEC
@@ -344,11 +319,7 @@ CREDIT_DEVICE void run_sweeps(K& k, const typename K::W::Row& row, Acc& acc) {
 // Pass p over the slice: a stage's terms into acc[], or h (acc unused).
 template <int p, class K, class Acc>
 CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
-  using W = typename K::W;
-  constexpr int Q = sizeof(Acc) / sizeof(float);
-  if constexpr (Contract<W>::hasMoments(p)) detail::moments_begin<p, W>(Indices<Q>{}, acc);
   run_sweeps<p>(k, row, acc);
-  if constexpr (Contract<W>::hasMoments(p)) detail::moments_end<p, W>(Indices<Q>{}, acc, detail::thread_terms(k));
 }
 
 }  // namespace device

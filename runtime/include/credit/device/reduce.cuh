@@ -19,12 +19,11 @@
 // the two-pass definition's mean and centred sum of squares in one sweep, combined
 // as a whole (Chan et al.): (n1, s1, M1) (+) (n2, s2, M2) = (n1 + n2, s1 + s2,
 // (M1 + M2) + d^2 * (n1 n2 / (n1 + n2))), d = s2 / n2 - s1 / n1; an operand with
-// n = 0 is the identity (0, 0, 0). The combine never subtracts two large sums, and a
-// thread sums its own terms around a shift taken from them (moments_add_run), which
-// bounds the one subtraction it makes; so a large common offset of the terms costs
-// little precision (the sum-of-squares formula E[g^2] - E[g]^2 loses it all). An
-// infinite term makes s infinite and M2 NaN, as the two-pass form's sum (g - inf)^2;
-// a NaN term makes both NaN.
+// n = 0 is the identity (0, 0, 0). Neither the combine nor a thread's own merge of its
+// terms (moments_add_run) subtracts two large sums, so a large common offset of the
+// terms costs little precision (the sum-of-squares formula E[g^2] - E[g]^2 loses it
+// all). An infinite term makes s infinite and M2 NaN, as the two-pass form's sum
+// (g - inf)^2; a NaN term makes both NaN.
 #ifndef CREDIT_DEVICE_REDUCE_CUH
 #define CREDIT_DEVICE_REDUCE_CUH
 
@@ -104,19 +103,39 @@ CREDIT_DEVICE void sumexp_combine(float (&a)[G], const float (&b)[G]) {
 // ---------------------------------------------------------------------------
 // Moments.
 // ---------------------------------------------------------------------------
-// a = (n1, s1, M1) (+) b = (n2, s2, M2) into a. Commutative bit for bit: swapping the
-// operands negates d exactly, so d * d is the same, and every other operation is
-// commutative; each is rounded on its own (no contraction into an fma, which would
-// depend on the operands' order). Counts are exact below 2^24 terms.
+// 1 / c of a count or a product of counts (1 <= c < 2^126): rcp.approx, within an ulp,
+// one instruction where __frcp_rn takes several and a branch. Only weights and a
+// difference's scale use it, never a value that must come out exact.
+CREDIT_DEVICE float count_rcp(float c) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(c));
+  return r;
+}
+
+// n2 s1 - n1 s2 (= n1 n2 (s1/n1 - s2/n2)) with its products' rounding errors recovered
+// exactly (fma): 0 exactly where both means are the same value, and negated exactly
+// where the operands swap (each subtraction is, and p, e swap with them).
+CREDIT_DEVICE float moments_cross(float n1, float s1, float n2, float s2) {
+  const float p1 = __fmul_rn(n2, s1), p2 = __fmul_rn(n1, s2);
+  const float e1 = __fmaf_rn(n2, s1, -p1), e2 = __fmaf_rn(n1, s2, -p2);
+  return __fadd_rn(__fsub_rn(p1, p2), __fsub_rn(e1, e2));
+}
+
+// a = (n1, s1, M1) (+) b = (n2, s2, M2) into a, with d = moments_cross / (n1 n2) and
+// approximate reciprocals (no IEEE division: the combine runs at every level of every
+// tree of a row's reduction). Commutative bit for bit: swapping the operands negates d
+// exactly, so d * d is the same, and every other operation is commutative; each is
+// rounded on its own (no contraction into an fma, which would depend on the operands'
+// order). Counts are exact below 2^24 terms.
 CREDIT_DEVICE void moments_combine(float (&a)[3], const float (&b)[3]) {
   if (a[0] == 0.0f) {
     a[0] = b[0];
     a[1] = b[1];
     a[2] = b[2];
   } else if (b[0] != 0.0f) {
-    const float n = __fadd_rn(a[0], b[0]);
-    const float d = __fsub_rn(__fdiv_rn(b[1], b[0]), __fdiv_rn(a[1], a[0]));
-    a[2] = __fadd_rn(__fadd_rn(a[2], b[2]), __fmul_rn(__fmul_rn(d, d), __fdiv_rn(__fmul_rn(a[0], b[0]), n)));
+    const float n12 = __fmul_rn(a[0], b[0]), n = __fadd_rn(a[0], b[0]);
+    const float d = __fmul_rn(moments_cross(a[0], a[1], b[0], b[1]), count_rcp(n12));
+    a[2] = __fadd_rn(__fadd_rn(a[2], b[2]), __fmul_rn(__fmul_rn(d, d), __fmul_rn(n12, count_rcp(n))));
     a[1] = __fadd_rn(a[1], b[1]);
     a[0] = n;
   }
@@ -131,53 +150,36 @@ CREDIT_DEVICE void group_combine(float (&a)[G], const float (&b)[G]) {
   else moments_combine(a, b);
 }
 
-// While a thread sweeps its elements, its moments slots hold (K, s1, s2): s1 = sum (g
-// - K), s2 = sum (g - K)^2 around a shift K, the mean of its first batch position (NaN
-// before it). moments_thread_end then makes them (n, s, M2) = (n, n K + s1, s2 - s1^2 /
-// n). A shift taken from the data bounds the cancellation there: the first position's
-// VEC terms alone give M2 >= VEC (K - mean)^2, so s2 <= M2 (1 + n / VEC) and M2 keeps
-// its precision within about n / VEC roundings; no division runs per element or
-// position. Every form visits a thread's positions in the same order, so the same K
-// and the same sums, bit for bit. A non-finite first mean shifts by 0 instead (an
-// infinite term then makes s infinite and M2 NaN, as in the two-pass form).
+// While a thread sweeps its elements, its moments slots hold (n, s, M2) of its terms so
+// far, and each batch position's VEC terms merge in as one operand (VEC, a, q): a their
+// sum, q = sum (g - a / VEC)^2. The merge is the combine above with the operand's count
+// fixed: M2 += q + d^2 VEC n / (n + VEC), d = (n a / VEC - s) / n, the numerator one fma
+// (0 exactly where the position's mean is the running one: a constant row's M2 stays 0),
+// two reciprocals per position and none per element. So the sum stays a plain running
+// sum (the mean is as exact as the two-stage form's), and every square is taken around
+// a mean of the terms it belongs to, so nothing large cancels whatever the row's offset,
+// order or outliers. Every form visits a thread's positions in the same order, so the
+// same sums, bit for bit. An infinite term makes its position's q NaN (inf - inf), so M2
+// NaN and s infinite, as in the two-pass form; a NaN term makes both NaN. Slots start as
+// the identity (0, 0, 0).
 template <int J, int VEC, int Q>
 CREDIT_DEVICE void moments_add_run(float (&acc)[Q], const float (&g)[VEC]) {
-  if (acc[J] != acc[J]) {  // the thread's first position: its mean is the shift
-    float s = g[0];
+  float a = g[0];
 #pragma unroll
-    for (int vi = 1; vi < VEC; ++vi) s += g[vi];
-    const float mean = s * (1.0f / VEC);  // exact: VEC is a power of two
-    acc[J] = fabsf(mean) < __int_as_float(0x7f800000) ? mean : 0.0f;
-  }
-  const float K = acc[J];
+  for (int vi = 1; vi < VEC; ++vi) a += g[vi];
+  const float mean = a * (1.0f / VEC);  // exact: VEC is a power of two
+  float q = 0.0f;
 #pragma unroll
   for (int vi = 0; vi < VEC; ++vi) {
-    const float d = g[vi] - K;
-    acc[J + 1] += d;
-    acc[J + 2] = fmaf(d, d, acc[J + 2]);
+    const float d = g[vi] - mean;
+    q = fmaf(d, d, q);
   }
-}
-
-// Before a thread's sweeps: the shift unset.
-template <int J, int Q>
-CREDIT_DEVICE void moments_thread_begin(float (&acc)[Q]) {
-  acc[J] = __int_as_float(0x7fffffff);  // NaN
-}
-
-// After them: (K, s1, s2) of the thread's n terms into (n, s, M2), the combines'
-// operands; a thread without terms gives the identity. Rounding can leave M2 a little
-// below 0 where it is 0: clamped (a NaN stays NaN).
-template <int J, int Q>
-CREDIT_DEVICE void moments_thread_end(float (&acc)[Q], float n) {
-  if (n == 0.0f) {
-    acc[J] = acc[J + 1] = acc[J + 2] = 0.0f;
-    return;
-  }
-  const float K = acc[J], s1 = acc[J + 1], s2 = acc[J + 2];
-  const float m2 = s2 - s1 * __fdiv_rn(s1, n);
-  acc[J] = n;
-  acc[J + 1] = fmaf(n, K, s1);
-  acc[J + 2] = m2 < 0.0f ? 0.0f : m2;
+  const float n = acc[J], s = acc[J + 1];
+  const float d = n > 0.0f ? __fmaf_rn(n, mean, -s) * count_rcp(n) : 0.0f;
+  const float w = (n * VEC) * count_rcp(n + VEC);  // n VEC / (n + VEC); 0 for the first position
+  acc[J + 2] += fmaf(d * d, w, q);
+  acc[J + 1] = s + a;
+  acc[J] = n + VEC;
 }
 
 // What the library reads of a stage's kinds K...: the groups of the online statistics
