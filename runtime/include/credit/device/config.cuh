@@ -37,6 +37,17 @@ using uint64_t = unsigned long long;
 #endif
 #endif
 
+// Arithmetic shared with host code (moments.cuh): inlined on the device like
+// CREDIT_DEVICE, plain inline functions in a host compiler, whose loops it unrolls
+// with CREDIT_PRAGMA_UNROLL (nothing on the host, where the pragma is unknown).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CREDIT_HD_INLINE __host__ __device__ __forceinline__
+#define CREDIT_PRAGMA_UNROLL _Pragma("unroll")
+#else
+#define CREDIT_HD_INLINE inline
+#define CREDIT_PRAGMA_UNROLL
+#endif
+
 // Namespaces of a generated file have hidden visibility: a shared library built from
 // it exports its extern "C" API only, so several such libraries (other CTA sizes,
 // options or versions of one kernel) can live in one process.

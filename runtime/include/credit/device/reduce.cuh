@@ -14,20 +14,13 @@
 // the two-pass form.
 //
 // Moments (creditc's reduce_moments) are a group of 3 consecutive statistics,
-// MomentsCount, MomentsSum, MomentsM2: over the terms g of the row
-//   n = count,   s = sum g,   M2 = sum (g - s / n)^2,
-// the two-pass definition's mean and centred sum of squares in one sweep, combined
-// as a whole (Chan et al.): (n1, s1, M1) (+) (n2, s2, M2) = (n1 + n2, s1 + s2,
-// (M1 + M2) + d^2 * (n1 n2 / (n1 + n2))), d = s2 / n2 - s1 / n1; an operand with
-// n = 0 is the identity (0, 0, 0). Neither the combine nor a thread's own merge of its
-// terms (moments_add_run) subtracts two large sums, so a large common offset of the
-// terms costs little precision (the sum-of-squares formula E[g^2] - E[g]^2 loses it
-// all). An infinite term makes s infinite and M2 NaN, as the two-pass form's sum
-// (g - inf)^2; a NaN term makes both NaN.
+// MomentsCount, MomentsSum, MomentsM2: the count, sum and centred sum of squares of
+// the row's terms, combined as a whole; their arithmetic is moments.cuh's.
 #ifndef CREDIT_DEVICE_REDUCE_CUH
 #define CREDIT_DEVICE_REDUCE_CUH
 
 #include "credit/device/math.cuh"
+#include "credit/device/moments.cuh"
 #include "credit/device/workload.cuh"
 
 namespace credit {
@@ -103,43 +96,8 @@ CREDIT_DEVICE void sumexp_combine(float (&a)[G], const float (&b)[G]) {
 // ---------------------------------------------------------------------------
 // Moments.
 // ---------------------------------------------------------------------------
-// 1 / c of a count or a product of counts (1 <= c < 2^126): rcp.approx, within an ulp,
-// one instruction where __frcp_rn takes several and a branch. Only weights and a
-// difference's scale use it, never a value that must come out exact.
-CREDIT_DEVICE float count_rcp(float c) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(c));
-  return r;
-}
-
-// n2 s1 - n1 s2 (= n1 n2 (s1/n1 - s2/n2)) with its products' rounding errors recovered
-// exactly (fma): 0 exactly where both means are the same value, and negated exactly
-// where the operands swap (each subtraction is, and p, e swap with them).
-CREDIT_DEVICE float moments_cross(float n1, float s1, float n2, float s2) {
-  const float p1 = __fmul_rn(n2, s1), p2 = __fmul_rn(n1, s2);
-  const float e1 = __fmaf_rn(n2, s1, -p1), e2 = __fmaf_rn(n1, s2, -p2);
-  return __fadd_rn(__fsub_rn(p1, p2), __fsub_rn(e1, e2));
-}
-
-// a = (n1, s1, M1) (+) b = (n2, s2, M2) into a, with d = moments_cross / (n1 n2) and
-// approximate reciprocals (no IEEE division: the combine runs at every level of every
-// tree of a row's reduction). Commutative bit for bit: swapping the operands negates d
-// exactly, so d * d is the same, and every other operation is commutative; each is
-// rounded on its own (no contraction into an fma, which would depend on the operands'
-// order). Counts are exact below 2^24 terms.
-CREDIT_DEVICE void moments_combine(float (&a)[3], const float (&b)[3]) {
-  if (a[0] == 0.0f) {
-    a[0] = b[0];
-    a[1] = b[1];
-    a[2] = b[2];
-  } else if (b[0] != 0.0f) {
-    const float n12 = __fmul_rn(a[0], b[0]), n = __fadd_rn(a[0], b[0]);
-    const float d = __fmul_rn(moments_cross(a[0], a[1], b[0], b[1]), count_rcp(n12));
-    a[2] = __fadd_rn(__fadd_rn(a[2], b[2]), __fmul_rn(__fmul_rn(d, d), __fmul_rn(n12, count_rcp(n))));
-    a[1] = __fadd_rn(a[1], b[1]);
-    a[0] = n;
-  }
-}
+// a (+) b into a (moments.cuh).
+CREDIT_DEVICE void moments_combine(float (&a)[3], const float (&b)[3]) { moments::combine(a, b); }
 
 // A group statistic: the G consecutive partials that statistic kind Open opens
 // (SumExpMax: the max and its sums; MomentsCount: count, sum, M2), combined as a whole.
@@ -150,36 +108,12 @@ CREDIT_DEVICE void group_combine(float (&a)[G], const float (&b)[G]) {
   else moments_combine(a, b);
 }
 
-// While a thread sweeps its elements, its moments slots hold (n, s, M2) of its terms so
-// far, and each batch position's VEC terms merge in as one operand (VEC, a, q): a their
-// sum, q = sum (g - a / VEC)^2. The merge is the combine above with the operand's count
-// fixed: M2 += q + d^2 VEC n / (n + VEC), d = (n a / VEC - s) / n, the numerator one fma
-// (0 exactly where the position's mean is the running one: a constant row's M2 stays 0),
-// two reciprocals per position and none per element. So the sum stays a plain running
-// sum (the mean is as exact as the two-stage form's), and every square is taken around
-// a mean of the terms it belongs to, so nothing large cancels whatever the row's offset,
-// order or outliers. Every form visits a thread's positions in the same order, so the
-// same sums, bit for bit. An infinite term makes its position's q NaN (inf - inf), so M2
-// NaN and s infinite, as in the two-pass form; a NaN term makes both NaN. Slots start as
-// the identity (0, 0, 0).
+// While a thread sweeps its elements, its moments slots J..J+2 hold (n, s, M2) of its
+// terms so far (from the identity), each batch position's VEC terms merged in
+// (moments.cuh, merge_run).
 template <int J, int VEC, int Q>
 CREDIT_DEVICE void moments_add_run(float (&acc)[Q], const float (&g)[VEC]) {
-  float a = g[0];
-#pragma unroll
-  for (int vi = 1; vi < VEC; ++vi) a += g[vi];
-  const float mean = a * (1.0f / VEC);  // exact: VEC is a power of two
-  float q = 0.0f;
-#pragma unroll
-  for (int vi = 0; vi < VEC; ++vi) {
-    const float d = g[vi] - mean;
-    q = fmaf(d, d, q);
-  }
-  const float n = acc[J], s = acc[J + 1];
-  const float d = n > 0.0f ? __fmaf_rn(n, mean, -s) * count_rcp(n) : 0.0f;
-  const float w = (n * VEC) * count_rcp(n + VEC);  // n VEC / (n + VEC); 0 for the first position
-  acc[J + 2] += fmaf(d * d, w, q);
-  acc[J + 1] = s + a;
-  acc[J] = n + VEC;
+  moments::merge_run(acc[J], acc[J + 1], acc[J + 2], g);
 }
 
 // What the library reads of a stage's kinds K...: the groups of the online statistics
