@@ -100,6 +100,39 @@ std::optional<Finding> structuralFinding(Operation *op) {
   return std::nullopt;
 }
 
+/// Where a fusion of credit-merge-stages (credit.stage_opt) is what left a kernel
+/// with one pass: as written it re-reads a row, and only the fused statistic put its
+/// stages into one. The user chose that option; the reason says what it did.
+std::string fusedIntoOnePass(KernelOp kernel) {
+  auto record = kernel->getAttrOfType<DictionaryAttr>("credit.stage_opt");
+  auto written = record ? record.getAs<DictionaryAttr>("as_written") : DictionaryAttr();
+  auto reread = written ? written.getAs<IntegerAttr>("reread") : IntegerAttr();
+  auto fused = record ? record.getAs<ArrayAttr>("fused") : ArrayAttr();
+  if (!reread || reread.getInt() == 0 || !fused || fused.empty())
+    return "";
+  std::vector<std::string> what;
+  for (Attribute a : fused) {
+    auto f = llvm::dyn_cast<DictionaryAttr>(a);
+    auto kind = f ? f.getAs<StringAttr>("kind") : StringAttr();
+    if (!kind)
+      continue;
+    if (kind.getValue() == "moments") {
+      auto sum = f.getAs<StringAttr>("sum"), squares = f.getAs<StringAttr>("squares");
+      if (sum && squares)
+        what.push_back("the moments fusion of " + sum.str() + " with " + squares.str());
+    } else if (kind.getValue() == "online") {
+      auto max = f.getAs<StringAttr>("max");
+      if (max)
+        what.push_back("the online fusion of " + max.str() + " with its sums of exponentials");
+    }
+  }
+  if (what.empty())
+    return "";
+  return "; as written it re-reads " + std::to_string(reread.getInt()) +
+         " B/element, and " + llvm::join(what, " and ") +
+         " made it one pass: without that fusion it is compiled as written";
+}
+
 std::string describeReads(llvm::ArrayRef<PassAccess> passes) {
   std::vector<std::string> parts;
   for (const PassAccess &p : passes) {
@@ -161,7 +194,7 @@ Classification mlir::credit::classify(KernelOp kernel) {
     return {"one-pass",
             "one-pass: no row input is read by more than one pass (" + describeReads(passes) +
                 "), so b_reread = 0: the row already crosses HBM once and there is nothing to "
-                "amortize",
+                "amortize" + fusedIntoOnePass(kernel),
             loc};
   }
   // Accepted: name what is re-read.
