@@ -298,11 +298,11 @@ CREDIT_DEVICE void add_picked(IntSeq<J...>, float (&acc)[Q], const float (&picke
     ((W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::Sum ? (void)(acc[J] += picked[J]) : void()), ...);
 }
 
-// The sweeps of pass p over the slice. A pass that first reads kept inputs waits for
-// their copies: chunk by chunk in the forms with chunked bulk copies, piece by piece
-// in the ring.
+// Pass p over the slice: a stage's terms into acc[], or h (acc unused), in sweeps. A
+// pass that first reads kept inputs waits for their copies: chunk by chunk in the
+// forms with chunked bulk copies, piece by piece in the ring.
 template <int p, class K, class Acc>
-CREDIT_DEVICE void run_sweeps(K& k, const typename K::W::Row& row, Acc& acc) {
+CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
   constexpr bool kLands = Contract<typename K::W>::firstReadsKept(p);
   if constexpr (kLands) {
     for (int c = 0; c < (K::kChunked ? kLoadChunks : 1); ++c) {
@@ -314,12 +314,6 @@ CREDIT_DEVICE void run_sweeps(K& k, const typename K::W::Row& row, Acc& acc) {
   } else {
     sweeps<p, false>(k, row, acc, 0u, k.len);
   }
-}
-
-// Pass p over the slice: a stage's terms into acc[], or h (acc unused).
-template <int p, class K, class Acc>
-CREDIT_DEVICE void run_pass(K& k, const typename K::W::Row& row, Acc& acc) {
-  run_sweeps<p>(k, row, acc);
 }
 
 }  // namespace device

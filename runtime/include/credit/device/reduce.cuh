@@ -93,19 +93,14 @@ CREDIT_DEVICE void sumexp_combine(float (&a)[G], const float (&b)[G]) {
   a[0] = M;
 }
 
-// ---------------------------------------------------------------------------
-// Moments.
-// ---------------------------------------------------------------------------
-// a (+) b into a (moments.cuh).
-CREDIT_DEVICE void moments_combine(float (&a)[3], const float (&b)[3]) { moments::combine(a, b); }
-
 // A group statistic: the G consecutive partials that statistic kind Open opens
-// (SumExpMax: the max and its sums; MomentsCount: count, sum, M2), combined as a whole.
+// (SumExpMax: the max and its sums; MomentsCount: count, sum, M2, moments.cuh),
+// combined as a whole.
 template <Reduce Open, int G>
 CREDIT_DEVICE void group_combine(float (&a)[G], const float (&b)[G]) {
   static_assert(Open == Reduce::SumExpMax || (Open == Reduce::MomentsCount && G == 3), "a group statistic");
   if constexpr (Open == Reduce::SumExpMax) sumexp_combine(a, b);
-  else moments_combine(a, b);
+  else moments::combine(a, b);
 }
 
 // While a thread sweeps its elements, its moments slots J..J+2 hold (n, s, M2) of its
