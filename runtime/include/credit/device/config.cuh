@@ -64,13 +64,17 @@ using uint64_t = unsigned long long;
 // ---------------------------------------------------------------------------
 // Loads in flight per thread and input in every pass (the batch depth of the element
 // loops): runs of 4 elements, runs of 8 (the same elements a batch, in half the
-// accesses), scalar accesses, and the persistent form, whose hoisted inputs live in
-// registers next to the batch.
+// accesses; in the reread form, whose passes all load from global memory, twice that:
+// 64 bytes a thread, as a float4 batch moves), scalar accesses, and the persistent
+// form, whose hoisted inputs live in registers next to the batch.
 #ifndef CREDIT_UNROLL_VEC4
 #define CREDIT_UNROLL_VEC4 4
 #endif
 #ifndef CREDIT_UNROLL_VEC8
 #define CREDIT_UNROLL_VEC8 2
+#endif
+#ifndef CREDIT_UNROLL_VEC8_REREAD
+#define CREDIT_UNROLL_VEC8_REREAD 4
 #endif
 #ifndef CREDIT_UNROLL_VEC1
 #define CREDIT_UNROLL_VEC1 8
@@ -83,7 +87,7 @@ using uint64_t = unsigned long long;
 #ifndef CREDIT_ROW_CLAIM_SHARE
 #define CREDIT_ROW_CLAIM_SHARE 100
 #endif
-static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC8 >= 1 && CREDIT_UNROLL_VEC1 >= 1 && CREDIT_UNROLL_PERSISTENT >= 1, "unroll depth");
+static_assert(CREDIT_UNROLL_VEC4 >= 1 && CREDIT_UNROLL_VEC8 >= 1 && CREDIT_UNROLL_VEC8_REREAD >= 1 && CREDIT_UNROLL_VEC1 >= 1 && CREDIT_UNROLL_PERSISTENT >= 1, "unroll depth");
 static_assert(CREDIT_ROW_CLAIM_SHARE >= 0 && CREDIT_ROW_CLAIM_SHARE <= 100, "a percentage");
 
 namespace credit {

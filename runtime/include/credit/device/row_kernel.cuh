@@ -82,7 +82,10 @@ struct RowKernel {
   // elsewhere the first pass stores what it loads.
   static constexpr bool kBulk = kRetain && VEC > 1 && geometry.keepBytesPerElem > 0 && kHasBulkCopies;
   static constexpr bool kChunked = kBulk && !kPersistent;
-  static constexpr int kUnroll = VEC == 8   ? CREDIT_UNROLL_VEC8
+  // The reread form's every pass loads its row from global memory: it keeps twice
+  // the runs of 8 in flight (CREDIT_UNROLL_VEC8_REREAD).
+  static constexpr bool kReread = Pol::kResidency == Residency::Reread;
+  static constexpr int kUnroll = VEC == 8   ? (kReread ? CREDIT_UNROLL_VEC8_REREAD : CREDIT_UNROLL_VEC8)
                                  : VEC == 4 ? (kPersistent ? CREDIT_UNROLL_PERSISTENT : CREDIT_UNROLL_VEC4)
                                             : CREDIT_UNROLL_VEC1;
   static constexpr int kRegIters = kSweeps ? (RPT + kUnroll * VEC - 1) / (kUnroll * VEC) : 1;
