@@ -163,11 +163,13 @@ template <int p, class W, int Q, int... J>
 CREDIT_DEVICE void rebase(IntSeq<J...>, float (&acc)[Q], float (&base)[Q]) {
   (rebase_at<p, W, J>(acc, base), ...);
 }
-// The moments of stage p: the terms of each batch position merged after it
-// (reduce.cuh, moments_add_run).
+// The moments of stage p: while a thread sweeps its elements, slots J..J+2 hold
+// (n, s, M2) of its terms so far (from the identity), and each batch position's terms
+// merge in after it (moments.cuh).
 template <int p, class W, int J, int Q, int VEC>
 CREDIT_DEVICE void add_run_at(float (&acc)[Q], const float (&mom)[Q][VEC]) {
-  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount) moments_add_run<J>(acc, mom[J]);
+  if constexpr (W::kReduce[Contract<W>::qOffset(p) + J] == Reduce::MomentsCount)
+    moments::merge_run(acc[J], acc[J + 1], acc[J + 2], mom[J]);
 }
 template <int p, class W, int Q, int VEC, int... J>
 CREDIT_DEVICE void add_runs(IntSeq<J...>, float (&acc)[Q], const float (&mom)[Q][VEC]) {

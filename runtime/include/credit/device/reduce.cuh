@@ -103,14 +103,6 @@ CREDIT_DEVICE void group_combine(float (&a)[G], const float (&b)[G]) {
   else moments::combine(a, b);
 }
 
-// While a thread sweeps its elements, its moments slots J..J+2 hold (n, s, M2) of its
-// terms so far (from the identity), each batch position's VEC terms merged in
-// (moments.cuh, merge_run).
-template <int J, int VEC, int Q>
-CREDIT_DEVICE void moments_add_run(float (&acc)[Q], const float (&g)[VEC]) {
-  moments::merge_run(acc[J], acc[J + 1], acc[J + 2], g);
-}
-
 // What the library reads of a stage's kinds K...: the groups of the online statistics
 // and of the moments.
 template <Reduce... K>
