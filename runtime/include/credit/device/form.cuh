@@ -55,7 +55,6 @@ CREDIT_HD constexpr int minCtas(int knob, int threadsWorth, int threads) {
 template <class W, Form F, int VEC>
 struct FormOf {
   static constexpr int kNarrow = W::kThreads, kWide = W::kWideThreads;
-  static constexpr int kNarrowCtas = detail::minCtas(kMinCtasKnob, 768, kNarrow);
   static constexpr int kWideRegsCtas = detail::minCtas(kMinCtasWideRegsKnob, 512, kNarrow);
   static constexpr int kWideCtaCtas = kMinCtasWideCtaKnob;
   static constexpr Exchange kX = F == Form::ClusterSync || F == Form::ClusterRegsSync || F == Form::ClusterWideSync ||
@@ -77,6 +76,11 @@ struct FormOf {
       : F == Form::Reread                                                  ? Residency::Reread
       : F == Form::ControlSync || F == Form::ControlMbarrier               ? Residency::None
                                                                            : Residency::Smem;
+  // The narrow SMEM forms with runs of 8 (16-bit slices) promise 1536 threads' worth, twice
+  // the others' 768: their slices take half the SMEM of f32 ones, so SMEM allows twice the
+  // CTAs, and their batches hold half the registers (2 runs of 4 words against 4 float4s).
+  static constexpr bool kSmemRuns8 = VEC == 8 && (kR == Residency::Smem || kR == Residency::Partial);
+  static constexpr int kNarrowCtas = detail::minCtas(kMinCtasKnob, kSmemRuns8 ? 1536 : 768, kNarrow);
   static constexpr Rows kS = F == Form::PersistentClaims || F == Form::PersistentHalvesClaims ? Rows::Claimed
                              : kRing                                                        ? Rows::Static
                                                                                             : Rows::One;
