@@ -95,9 +95,10 @@ namespace device {
 
 // The minimum CTAs per SM promised to ptxas (__launch_bounds__), which caps the
 // registers per thread: CREDIT_MIN_CTAS_PER_SM for the narrow forms (default: 768
-// threads' worth; 1536 for the SMEM forms with runs of 8, form.cuh), CREDIT_MIN_CTAS_PER_SM_WIDE_REGS for the forms holding 32 elements
-// per thread and kept input (512 threads' worth), CREDIT_MIN_CTAS_PER_SM_WIDE_CTA for
-// the twins with twice the threads (1). 0: the default.
+// threads' worth; 1536 in the SMEM forms with runs of 8, form.cuh),
+// CREDIT_MIN_CTAS_PER_SM_WIDE_REGS for the forms holding 32 elements per thread and
+// kept input (512 threads' worth), CREDIT_MIN_CTAS_PER_SM_WIDE_CTA for the twins with
+// twice the threads (1). 0: the default.
 #ifdef CREDIT_MIN_CTAS_PER_SM
 inline constexpr int kMinCtasKnob = CREDIT_MIN_CTAS_PER_SM;
 #else
