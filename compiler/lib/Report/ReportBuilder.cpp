@@ -1,5 +1,6 @@
 //===- ReportBuilder.cpp - Report from the analysis attributes ------------===//
 #include "credit/Dialect/Credit/IR/CreditDialect.h"
+#include "credit/Dialect/Credit/IR/StageOptRecord.h"
 #include "credit/Report/Report.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -128,71 +129,42 @@ Report (::credit::buildReport)(Operation *op) {
         r.legality.push_back(row);
       }
   }
-  if (auto so = kernel->getAttrOfType<DictionaryAttr>("credit.stage_opt")) {
-    auto moved = so.getAs<ArrayAttr>("moved");
-    auto fused = so.getAs<ArrayAttr>("fused");
-    auto written = so.getAs<DictionaryAttr>("as_written");
-    if (written && ((moved && !moved.empty()) || (fused && !fused.empty()))) {
-      StageOptSummary sum;
-      sum.L = static_cast<int>(getInt(written, "L"));
-      if (auto q = written.getAs<DenseI64ArrayAttr>("q"))
-        for (int64_t v : q.asArrayRef())
-          sum.q.push_back(static_cast<int>(v));
-      sum.baseline = getInt(written, "baseline");
-      sum.cluster = getInt(written, "cluster");
-      sum.keep = getInt(written, "keep");
-      sum.reread = getInt(written, "reread");
-      sum.keptInputs = strings(written.get("kept"));
-      if (auto c = written.getAs<FloatAttr>("ceiling"))
-        sum.ceiling = c.getValueAsDouble();
-      sum.Ksync = static_cast<int>(getInt(written, "K_sync"));
-      sum.Kmbarrier = static_cast<int>(getInt(written, "K_mbarrier"));
-      auto location = [](DictionaryAttr d, StringRef key) {
-        auto l = d.getAs<LocationAttr>(key);
-        return l ? formatLoc(l) : std::string();
-      };
-      for (Attribute a : moved)
-        if (auto d = llvm::dyn_cast<DictionaryAttr>(a))
-          sum.moved.push_back({d.getAs<StringAttr>("statistic").str(),
-                               static_cast<int>(getInt(d, "from")), static_cast<int>(getInt(d, "to")),
-                               location(d, "location")});
-      for (Attribute a : fused)
-        if (auto d = llvm::dyn_cast<DictionaryAttr>(a)) {
-          StageOptSummary::Fusion f;
-          auto text = [&](StringRef key) {
-            auto s = d.getAs<StringAttr>(key);
-            return s ? s.str() : std::string();
-          };
-          f.stage = static_cast<int>(getInt(d, "stage"));
-          f.location = location(d, "location");
-          if (text("kind") == "moments") {
-            f.kind = "moments";
-            f.max = text("sum");
-            f.sums = {text("squares")};
-            f.sumLocations = {location(d, "squares_location")};
-          } else {
-            f.max = text("max");
-            f.sums = strings(d.get("sums"));
-            if (auto locs = d.getAs<ArrayAttr>("sum_locations"))
-              for (Attribute l : locs)
-                f.sumLocations.push_back(formatLoc(llvm::cast<LocationAttr>(l)));
-          }
-          sum.fused.push_back(std::move(f));
-        }
-      r.stageOpt = std::move(sum);
+  if (std::optional<mlir::credit::StageOptRecord> so = mlir::credit::readStageOpt(kernel);
+      so && (!so->moved.empty() || !so->fused.empty())) {
+    using Fusion = mlir::credit::StageOptRecord::Fusion;
+    const mlir::credit::StageOptRecord::AsWritten &w = so->asWritten;
+    auto location = [](LocationAttr l) { return l ? formatLoc(l) : std::string(); };
+    StageOptSummary sum;
+    sum.L = static_cast<int>(w.L);
+    for (int64_t v : w.q)
+      sum.q.push_back(static_cast<int>(v));
+    sum.baseline = w.baseline;
+    sum.cluster = w.cluster;
+    sum.keep = w.keep;
+    sum.reread = w.reread;
+    sum.keptInputs = w.kept;
+    sum.ceiling = w.ceiling;
+    sum.Ksync = static_cast<int>(w.Ksync);
+    sum.Kmbarrier = static_cast<int>(w.Kmbarrier);
+    for (const mlir::credit::StageOptRecord::Move &m : so->moved)
+      sum.moved.push_back({m.statistic, static_cast<int>(m.from), static_cast<int>(m.to), location(m.location)});
+    for (const Fusion &f : so->fused) {
+      StageOptSummary::Fusion out;
+      out.kind = f.kind == Fusion::Kind::Moments ? "moments" : "online";
+      out.max = f.anchor;
+      out.sums = f.sums;
+      out.stage = static_cast<int>(f.stage);
+      out.location = location(f.location);
+      for (LocationAttr l : f.sumLocations)
+        out.sumLocations.push_back(location(l));
+      sum.fused.push_back(std::move(out));
     }
+    r.stageOpt = std::move(sum);
   }
-  if (auto ma = kernel->getAttrOfType<DictionaryAttr>("credit.moments_available")) {
+  if (std::optional<mlir::credit::MomentsAvailable> ma = mlir::credit::readMomentsAvailable(kernel)) {
     Report::MomentsAvailable m;
-    m.L = static_cast<int>(getInt(ma, "L"));
-    if (auto pairs = ma.getAs<ArrayAttr>("pairs"))
-      for (Attribute a : pairs)
-        if (auto d = llvm::dyn_cast<DictionaryAttr>(a)) {
-          auto sum = d.getAs<StringAttr>("sum");
-          auto squares = d.getAs<StringAttr>("squares");
-          if (sum && squares)
-            m.pairs.emplace_back(sum.str(), squares.str());
-        }
+    m.L = static_cast<int>(ma->L);
+    m.pairs = ma->pairs;
     r.momentsAvailable = std::move(m);
   }
   if (auto s = kernel->getAttrOfType<mlir::credit::ScheduleAttr>("credit.schedule")) {

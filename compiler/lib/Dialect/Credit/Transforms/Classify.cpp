@@ -19,6 +19,7 @@
 // location names it. Runs after canonicalization, so dead code does not count.
 //
 //===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/IR/StageOptRecord.h"
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
 
@@ -104,31 +105,23 @@ std::optional<Finding> structuralFinding(Operation *op) {
 /// with one pass: as written it re-reads a row, and only the fused statistic put its
 /// stages into one. The user chose that option; the reason says what it did.
 std::string fusedIntoOnePass(KernelOp kernel) {
-  auto record = kernel->getAttrOfType<DictionaryAttr>("credit.stage_opt");
-  auto written = record ? record.getAs<DictionaryAttr>("as_written") : DictionaryAttr();
-  auto reread = written ? written.getAs<IntegerAttr>("reread") : IntegerAttr();
-  auto fused = record ? record.getAs<ArrayAttr>("fused") : ArrayAttr();
-  if (!reread || reread.getInt() == 0 || !fused || fused.empty())
+  std::optional<StageOptRecord> record = readStageOpt(kernel);
+  if (!record || record->asWritten.reread == 0)
     return "";
   std::vector<std::string> what;
-  for (Attribute a : fused) {
-    auto f = llvm::dyn_cast<DictionaryAttr>(a);
-    auto kind = f ? f.getAs<StringAttr>("kind") : StringAttr();
-    if (!kind)
+  for (const StageOptRecord::Fusion &f : record->fused) {
+    if (f.anchor.empty())
       continue;
-    if (kind.getValue() == "moments") {
-      auto sum = f.getAs<StringAttr>("sum"), squares = f.getAs<StringAttr>("squares");
-      if (sum && squares)
-        what.push_back("the moments fusion of " + sum.str() + " with " + squares.str());
-    } else if (kind.getValue() == "online") {
-      auto max = f.getAs<StringAttr>("max");
-      if (max)
-        what.push_back("the online fusion of " + max.str() + " with its sums of exponentials");
+    if (f.kind == StageOptRecord::Fusion::Kind::Moments) {
+      if (!f.sums.empty() && !f.sums.front().empty())
+        what.push_back("the moments fusion of " + f.anchor + " with " + f.sums.front());
+    } else {
+      what.push_back("the online fusion of " + f.anchor + " with its sums of exponentials");
     }
   }
   if (what.empty())
     return "";
-  return "; as written it re-reads " + std::to_string(reread.getInt()) +
+  return "; as written it re-reads " + std::to_string(record->asWritten.reread) +
          " B/element, and " + llvm::join(what, " and ") +
          " made it one pass: without that fusion it is compiled as written";
 }

@@ -11,6 +11,7 @@
 // Records the figures as written and what moved as `credit.stage_opt`.
 //
 //===----------------------------------------------------------------------===//
+#include "credit/Dialect/Credit/IR/StageOptRecord.h"
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Passes.h"
 #include "credit/Dialect/Credit/Transforms/StageStructure.h"
@@ -248,81 +249,55 @@ std::string statisticOf(const StagePlan &plan, Operation *reduction) {
   return "?";
 }
 
-/// `credit.stage_opt`: the figures as written, the statistics that moved and
-/// the fusions.
-DictionaryAttr describe(KernelOp kernel, const StagePlan &plan, const Traffic &t, const Barriers &k) {
-  Builder b(kernel.getContext());
-  llvm::SmallVector<int64_t> q(t.q.begin(), t.q.end());
-  llvm::SmallVector<Attribute> kept;
+/// The figures as written, the statistics that moved and the fusions.
+StageOptRecord describe(const StagePlan &plan, const Traffic &t, const Barriers &k) {
+  StageOptRecord r;
+  StageOptRecord::AsWritten &w = r.asWritten;
+  w.L = t.L;
+  w.q.assign(t.q.begin(), t.q.end());
+  w.baseline = t.baseline;
+  w.cluster = t.cluster;
+  w.reread = t.reread;
+  w.keep = t.keep;
   for (InputOp in : t.kept)
-    kept.push_back(b.getStringAttr(in.getName()));
-  DictionaryAttr written = b.getDictionaryAttr({
-      b.getNamedAttr("L", b.getI64IntegerAttr(t.L)),
-      b.getNamedAttr("q", b.getDenseI64ArrayAttr(q)),
-      b.getNamedAttr("baseline", b.getI64IntegerAttr(t.baseline)),
-      b.getNamedAttr("cluster", b.getI64IntegerAttr(t.cluster)),
-      b.getNamedAttr("reread", b.getI64IntegerAttr(t.reread)),
-      b.getNamedAttr("keep", b.getI64IntegerAttr(t.keep)),
-      b.getNamedAttr("kept", b.getArrayAttr(kept)),
-      b.getNamedAttr("ceiling", b.getF64FloatAttr(t.ceiling)),
-      b.getNamedAttr("K_sync", b.getI64IntegerAttr(k.sync)),
-      b.getNamedAttr("K_mbarrier", b.getI64IntegerAttr(k.mbarrier)),
-  });
-  llvm::SmallVector<Attribute> moved;
+    w.kept.push_back(in.getName().str());
+  w.ceiling = t.ceiling;
+  w.Ksync = k.sync;
+  w.Kmbarrier = k.mbarrier;
   for (auto [i, s] : llvm::enumerate(plan.deps.statistics))
     if (plan.level[i] != s.writtenStage)
-      moved.push_back(b.getDictionaryAttr({
-          b.getNamedAttr("statistic", b.getStringAttr(s.name)),
-          b.getNamedAttr("from", b.getI64IntegerAttr(s.writtenStage)),
-          b.getNamedAttr("to", b.getI64IntegerAttr(plan.level[i])),
-          b.getNamedAttr("location", LocationAttr(s.loc)),
-      }));
-  llvm::SmallVector<Attribute> fused;
+      r.moved.push_back({s.name.str(), s.writtenStage, plan.level[i], LocationAttr(s.loc)});
   for (const StagePlan::Fusion &f : plan.fusions) {
-    llvm::SmallVector<Attribute> sums, locs;
+    StageOptRecord::Fusion fusion;
+    fusion.anchor = statisticOf(plan, f.max);
     for (const SumOfExp &s : f.sums) {
-      sums.push_back(b.getStringAttr(statisticOf(plan, s.sum)));
-      locs.push_back(LocationAttr(s.sum.getLoc()));
+      fusion.sums.push_back(statisticOf(plan, s.sum));
+      fusion.sumLocations.push_back(LocationAttr(s.sum.getLoc()));
     }
-    fused.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("kind", b.getStringAttr("online")),
-        b.getNamedAttr("max", b.getStringAttr(statisticOf(plan, f.max))),
-        b.getNamedAttr("sums", b.getArrayAttr(sums)),
-        b.getNamedAttr("stage", b.getI64IntegerAttr(plan.opStage.lookup(f.max))),
-        b.getNamedAttr("location", LocationAttr(f.max.getLoc())),
-        b.getNamedAttr("sum_locations", b.getArrayAttr(locs)),
-    }));
+    fusion.stage = plan.opStage.lookup(f.max);
+    fusion.location = LocationAttr(f.max.getLoc());
+    r.fused.push_back(std::move(fusion));
   }
-  for (const CentredSquares &m : plan.moments)
-    fused.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("kind", b.getStringAttr("moments")),
-        b.getNamedAttr("sum", b.getStringAttr(statisticOf(plan, m.sum))),
-        b.getNamedAttr("squares", b.getStringAttr(statisticOf(plan, m.squares))),
-        b.getNamedAttr("stage", b.getI64IntegerAttr(plan.opStage.lookup(m.sum))),
-        b.getNamedAttr("location", LocationAttr(ReduceOp(m.sum).getLoc())),
-        b.getNamedAttr("squares_location", LocationAttr(ReduceOp(m.squares).getLoc())),
-    }));
-  return b.getDictionaryAttr({
-      b.getNamedAttr("as_written", written),
-      b.getNamedAttr("moved", b.getArrayAttr(moved)),
-      b.getNamedAttr("fused", b.getArrayAttr(fused)),
-  });
+  for (const CentredSquares &m : plan.moments) {
+    StageOptRecord::Fusion fusion;
+    fusion.kind = StageOptRecord::Fusion::Kind::Moments;
+    fusion.anchor = statisticOf(plan, m.sum);
+    fusion.sums = {statisticOf(plan, m.squares)};
+    fusion.stage = plan.opStage.lookup(m.sum);
+    fusion.location = LocationAttr(ReduceOp(m.sum).getLoc());
+    fusion.sumLocations = {LocationAttr(ReduceOp(m.squares).getLoc())};
+    r.fused.push_back(std::move(fusion));
+  }
+  return r;
 }
 
-/// `credit.moments_available`: the stages with fuse-moments and the pairs it
-/// would fuse, where it is off.
-DictionaryAttr momentsAvailable(KernelOp kernel, const StagePlan &with) {
-  Builder b(kernel.getContext());
-  llvm::SmallVector<Attribute> pairs;
-  for (const CentredSquares &m : with.moments)
-    pairs.push_back(b.getDictionaryAttr({
-        b.getNamedAttr("sum", b.getStringAttr(statisticOf(with, m.sum))),
-        b.getNamedAttr("squares", b.getStringAttr(statisticOf(with, m.squares))),
-    }));
-  return b.getDictionaryAttr({
-      b.getNamedAttr("L", b.getI64IntegerAttr(with.numStages)),
-      b.getNamedAttr("pairs", b.getArrayAttr(pairs)),
-  });
+/// The stages with fuse-moments and the pairs it would fuse, where it is off.
+MomentsAvailable momentsAvailable(const StagePlan &with) {
+  MomentsAvailable m;
+  m.L = with.numStages;
+  for (const CentredSquares &c : with.moments)
+    m.pairs.emplace_back(statisticOf(with, c.sum), statisticOf(with, c.squares));
+  return m;
 }
 
 struct CreditMergeStagesPass
@@ -334,13 +309,12 @@ struct CreditMergeStagesPass
     Traffic t = computeTraffic(kernel);
     Barriers k = computeBarriers(kernel);
     StagePlan plan = planStages(kernel, fuseOnline, fuseMoments);
-    DictionaryAttr record = describe(kernel, plan, t, k);
-    kernel->setAttr("credit.stage_opt", record);
+    writeStageOpt(kernel, describe(plan, t, k));
     // What fuse-moments would save where it is off: the report says so.
     if (!fuseMoments) {
       StagePlan with = planStages(kernel, fuseOnline, /*fuseMoments=*/true);
       if (!with.moments.empty() && with.numStages < plan.numStages)
-        kernel->setAttr("credit.moments_available", momentsAvailable(kernel, with));
+        writeMomentsAvailable(kernel, momentsAvailable(with));
     }
     if (!plan.changesStructure())
       return;
