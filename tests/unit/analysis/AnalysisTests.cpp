@@ -1,5 +1,7 @@
 // Unit tests of the analyses (pass access, traffic, barriers, legality,
 // classification) on small kernels taken through the real front end.
+#include "CompiledKernel.h"
+
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Driver/Pipeline.h"
 #include "credit/Report/Report.h"
@@ -12,20 +14,15 @@ using namespace credit;
 namespace cr = mlir::credit;
 
 namespace {
-struct Compiled {
-  std::string diags;
-  llvm::raw_string_ostream os{diags};
-  std::unique_ptr<Compilation> c;
-  cr::KernelOp kernel;
-
-  explicit Compiled(const std::string &src, long long N = 0, bool online = true) {
-    c = std::make_unique<Compilation>(llvm::MemoryBuffer::getMemBufferCopy(src, "t.credit"), os);
-    PipelineOptions opts;
-    opts.N = N;
-    opts.onlineStatistics = online;
-    REQUIRE(c->run(opts) == Compilation::Ok);
-    kernel = c->kernels().front();
-  }
+PipelineOptions options(long long N, bool online) {
+  PipelineOptions opts;
+  opts.N = N;
+  opts.onlineStatistics = online;
+  return opts;
+}
+struct Compiled : CompiledKernel {
+  explicit Compiled(const std::string &src, long long N = 0, bool online = true)
+      : CompiledKernel(src, options(N, online)) {}
 };
 
 std::vector<std::string> names(llvm::ArrayRef<cr::InputOp> ins) {

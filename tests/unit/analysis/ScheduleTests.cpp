@@ -1,5 +1,7 @@
 // Unit tests of the schedule (credit-schedule, Schedule.h): the six examples'
 // decisions, each decision on small kernels, and the attribute read back.
+#include "CompiledKernel.h"
+
 #include "credit/Dialect/Credit/Transforms/Analyses.h"
 #include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Driver/Pipeline.h"
@@ -13,22 +15,19 @@ namespace cr = mlir::credit;
 
 namespace {
 
-struct Scheduled {
-  std::string diags;
-  llvm::raw_string_ostream os{diags};
-  std::unique_ptr<Compilation> c;
-  cr::KernelOp kernel;
+PipelineOptions options(int threads) {
+  PipelineOptions opts;
+  opts.threads = threads;
+  // The rules are stated on max and sum-of-exp stages kept apart (merged, not
+  // fused); Schedule/softmax_logits_bwd.test has the fused schedule.
+  opts.onlineStatistics = false;
+  return opts;
+}
+
+struct Scheduled : CompiledKernel {
   std::vector<std::string> inputNames;
 
-  Scheduled(std::unique_ptr<llvm::MemoryBuffer> buf, int threads) {
-    c = std::make_unique<Compilation>(std::move(buf), os);
-    PipelineOptions opts;
-    opts.threads = threads;
-    // The rules are stated on max and sum-of-exp stages kept apart (merged, not
-    // fused); Schedule/softmax_logits_bwd.test has the fused schedule.
-    opts.onlineStatistics = false;
-    REQUIRE(c->run(opts) == Compilation::Ok);
-    kernel = c->kernels().front();
+  Scheduled(std::unique_ptr<llvm::MemoryBuffer> buf, int threads) : CompiledKernel(std::move(buf), options(threads)) {
     for (cr::InputOp in : kernel.getInputOps())
       inputNames.push_back(in.getName().str());
   }

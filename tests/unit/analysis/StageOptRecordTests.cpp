@@ -1,6 +1,8 @@
 // Unit tests of credit.stage_opt and credit.moments_available (StageOptRecord.h):
 // what credit-merge-stages records reads back as written, and a hand-written or
 // partial attribute reads without a crash.
+#include "CompiledKernel.h"
+
 #include "credit/Dialect/Credit/IR/StageOptRecord.h"
 #include "credit/Driver/Pipeline.h"
 
@@ -13,20 +15,14 @@ using namespace credit;
 namespace cr = mlir::credit;
 
 namespace {
-struct Compiled {
-  std::string diags;
-  llvm::raw_string_ostream os{diags};
-  std::unique_ptr<Compilation> c;
-  cr::KernelOp kernel;
-
-  Compiled(const std::string &src, bool online, bool moments) {
-    c = std::make_unique<Compilation>(llvm::MemoryBuffer::getMemBufferCopy(src, "t.credit"), os);
-    PipelineOptions opts;
-    opts.onlineStatistics = online;
-    opts.fuseMoments = moments;
-    REQUIRE(c->run(opts) == Compilation::Ok);
-    kernel = c->kernels().front();
-  }
+PipelineOptions options(bool online, bool moments) {
+  PipelineOptions opts;
+  opts.onlineStatistics = online;
+  opts.fuseMoments = moments;
+  return opts;
+}
+struct Compiled : CompiledKernel {
+  Compiled(const std::string &src, bool online, bool moments) : CompiledKernel(src, options(online, moments)) {}
 };
 
 unsigned lineOf(mlir::LocationAttr l) {

@@ -3,6 +3,8 @@
 // stage plan
 // (StageStructure.h), on small kernels taken through the front end with the
 // stages as written.
+#include "CompiledKernel.h"
+
 #include "credit/Dialect/Credit/Transforms/StageStructure.h"
 #include "credit/Driver/Pipeline.h"
 
@@ -14,20 +16,15 @@ using namespace credit;
 namespace cr = mlir::credit;
 
 namespace {
-struct Written {
-  std::string diags;
-  llvm::raw_string_ostream os{diags};
-  std::unique_ptr<Compilation> c;
-  cr::KernelOp kernel;
-
-  explicit Written(const std::string &src) {
-    c = std::make_unique<Compilation>(llvm::MemoryBuffer::getMemBufferCopy(src, "t.credit"), os);
-    PipelineOptions opts;
-    opts.stageOpt = false;
-    opts.analyze = false;
-    REQUIRE(c->run(opts) == Compilation::Ok);
-    kernel = c->kernels().front();
-  }
+/// The stages as written: no stage optimization, no analyses.
+PipelineOptions asWritten() {
+  PipelineOptions opts;
+  opts.stageOpt = false;
+  opts.analyze = false;
+  return opts;
+}
+struct Written : CompiledKernel {
+  explicit Written(const std::string &src) : CompiledKernel(src, asWritten()) {}
 };
 
 /// Names of statistics by index.
