@@ -6,8 +6,6 @@
 #include "credit/Dialect/Credit/Transforms/Schedule.h"
 #include "credit/Driver/Pipeline.h"
 
-#include "llvm/Support/raw_ostream.h"
-
 #include <catch2/catch.hpp>
 
 using namespace credit;

@@ -7,7 +7,6 @@
 #include "credit/Driver/Pipeline.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,8 +8,6 @@
 #include "credit/Dialect/Credit/Transforms/StageStructure.h"
 #include "credit/Driver/Pipeline.h"
 
-#include "llvm/Support/raw_ostream.h"
-
 #include <catch2/catch.hpp>
 
 using namespace credit;

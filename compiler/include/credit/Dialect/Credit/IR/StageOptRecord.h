@@ -59,8 +59,9 @@ struct MomentsAvailable {
 };
 
 void writeStageOpt(KernelOp kernel, const StageOptRecord &record);
-/// The record, or nullopt where the kernel has none (merge-stages did not run)
-/// or it is malformed.
+/// The record, or nullopt where the kernel has none (merge-stages did not run) or
+/// it has no `as_written` dictionary. Otherwise lenient: a missing figure reads
+/// as 0, a missing name as empty, an entry of an unknown kind is skipped.
 std::optional<StageOptRecord> readStageOpt(KernelOp kernel);
 
 void writeMomentsAvailable(KernelOp kernel, const MomentsAvailable &available);
