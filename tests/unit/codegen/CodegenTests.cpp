@@ -33,6 +33,7 @@ namespace {
 const char *const kExamples[] = {"layernorm",          "lars",    "pearson_bwd", "quant_int8",
                                  "softmax_logits_bwd", "wvar_bwd"};
 const char *const kArchs[] = {"sm_90", "sm_100", "sm_120"};
+const Variant kVariants[] = {Variant::Cluster, Variant::Staged, Variant::Reread, Variant::Control};
 
 std::string examplePath(const std::string &name) {
   return std::string(CREDIT_SOURCE_DIR) + "/dsl_examples/" + name + ".credit";
@@ -161,32 +162,39 @@ TEST_CASE("every example compiles with NVRTC for every target, no spills", "[cod
     }
 }
 
-TEST_CASE("every --variant subset holds only its kernels and launchers", "[codegen][nvrtc]") {
-  const std::pair<Variant, const char *> variants[] = {{Variant::Cluster, "launch_cluster"},
-                                                       {Variant::Staged, "launch_staged"},
-                                                       {Variant::Reread, "launch_reread"},
-                                                       {Variant::Control, "launch_control"}};
-  // Every non-empty subset of the four variants, on two examples.
+/// Every non-empty subset of the four variants, on two examples: fn(example, subset, mask).
+template <typename Fn> static void forEachVariantSubset(Fn fn) {
   for (const char *k : {"layernorm", "pearson_bwd"})
     for (unsigned mask = 1; mask < 16; ++mask) {
       std::vector<Variant> subset;
       std::string label;
       for (unsigned i = 0; i < 4; ++i)
         if (mask & (1u << i)) {
-          subset.push_back(variants[i].first);
-          label += variantName(variants[i].first).str() + " ";
+          subset.push_back(kVariants[i]);
+          label += variantName(kVariants[i]).str() + " ";
         }
-      DYNAMIC_SECTION(k << " " << label) {
-        Generated g = Generated::file(examplePath(k), "sm_90", subset);
-        checkCompiles(g, "sm_90", expectedKernels(k, subset));
-        for (unsigned i = 0; i < 4; ++i)
-          CHECK(count(g.cuda, std::string("int credit_") + k + "_" + variants[i].second + "(") ==
-                ((mask & (1u << i)) ? 1u : 0u));
-        // The generic entry points are always there.
-        for (const char *fn : {"_signature(", "_max_legal_n(", "_launch_generic(", "_status_string("})
-          CHECK(count(g.cuda, std::string("credit_") + k + fn) == 1);
-      }
+      DYNAMIC_SECTION(k << " " << label) { fn(k, subset, mask); }
     }
+}
+
+TEST_CASE("every --variant subset holds only its launchers", "[codegen]") {
+  const char *const launchers[] = {"launch_cluster", "launch_staged", "launch_reread", "launch_control"};
+  forEachVariantSubset([&](const char *k, const std::vector<Variant> &subset, unsigned mask) {
+    Generated g = Generated::file(examplePath(k), "sm_90", subset);
+    for (unsigned i = 0; i < 4; ++i)
+      CHECK(count(g.cuda, std::string("int credit_") + k + "_" + launchers[i] + "(") ==
+            ((mask & (1u << i)) ? 1u : 0u));
+    // The generic entry points are always there.
+    for (const char *fn : {"_signature(", "_max_legal_n(", "_launch_generic(", "_status_string("})
+      CHECK(count(g.cuda, std::string("credit_") + k + fn) == 1);
+  });
+}
+
+TEST_CASE("every --variant subset compiles to only its kernels", "[codegen][nvrtc]") {
+  forEachVariantSubset([&](const char *k, const std::vector<Variant> &subset, unsigned) {
+    Generated g = Generated::file(examplePath(k), "sm_90", subset);
+    checkCompiles(g, "sm_90", expectedKernels(k, subset));
+  });
 }
 
 TEST_CASE("the generated file is lean: the Workload, one line per kernel, the API", "[codegen]") {
@@ -260,24 +268,33 @@ TEST_CASE("names that clash with keywords, macros and the library compile", "[co
       checkCompiles(g, arch, {});
     }
   }
+}
+
+TEST_CASE("names that clash keep their source names where C++ allows, else get a `_`", "[codegen]") {
   Generated g = Generated::file(inputPath("names_stress"));
-  // Parameters keep their source names where C++ allows, else get a `_`.
   CHECK(count(g.cuda, "int credit_names_stress_launch_staged(const float* float_, const float* INFINITY_, "
                       "const float* linux_, const float* r, const float* unused, float* int_, int8_t* e, "
                       "float* INT_MAX_, long long M, long long N, cudaStream_t stream)") == 1);
   CHECK(count(g.cuda, "static constexpr float NAN_ = 2.0f;") == 1);
 }
 
-TEST_CASE("a chain of lets stays linear in size and compiles", "[codegen][nvrtc]") {
-  // let a1 = a0 * a0, a2 = a1 * a1, ...: each let used twice by the next.
+/// let a1 = a0 * a0, a2 = a1 * a1, ...: each let used twice by the next.
+static std::string letChainSource(int lets) {
   std::string src = "kernel chain {\n  in x : f32[N]\n  out y : f32[N]\n  stage { m = max(x) }\n"
                     "  let a0 = x - m\n";
-  const int kLets = 40;
-  for (int i = 1; i <= kLets; ++i)
+  for (int i = 1; i <= lets; ++i)
     src += llvm::formatv("  let a{0} = a{1} * a{1} + a{1}\n", i, i - 1).str();
-  src += llvm::formatv("  y = a{0} * a{0}\n}\n", kLets).str();
-  Generated g = Generated::text(src);
+  src += llvm::formatv("  y = a{0} * a{0}\n}\n", lets).str();
+  return src;
+}
+
+TEST_CASE("a chain of lets stays linear in size", "[codegen]") {
+  Generated g = Generated::text(letChainSource(40));
   CHECK(lines(g.cuda) < 400);
   CHECK(g.cuda.size() < 40000);
+}
+
+TEST_CASE("a chain of lets compiles", "[codegen][nvrtc]") {
+  Generated g = Generated::text(letChainSource(40));
   checkCompiles(g, "sm_90", {});
 }
